@@ -1,0 +1,8 @@
+//! # warp-host — the WaRP native host
+//!
+//! The `warp` command and the library behind it. Subcommands live one per file
+//! in [`cli`]; each has a clap argument struct and an `execute` function.
+
+#![warn(missing_docs)]
+
+pub mod cli;

@@ -1,0 +1,31 @@
+//! Row scans of the basic `O(n²)`-per-layer program (any nondecreasing `t`).
+
+use super::Score;
+use super::layered::Layer;
+
+/// `cur[i] = min_j layer.value(i, j)` for every row in `first..=last`, scanning
+/// each row's whole column range; leftmost argmin into `choice[i]`.
+///
+/// # Complexity
+/// `O(n²)` cost evaluations per layer.
+pub(crate) fn solve_rows(
+    layer: &Layer<'_>,
+    first: usize,
+    last: usize,
+    cur: &mut [Score],
+    choice: &mut [u32],
+) {
+    for i in first..=last {
+        let (lo, hi) = layer.cols(i);
+        let (mut best, mut arg) = (Score::INF, lo);
+        for j in lo..=hi {
+            let v = layer.value(i, j);
+            if v.lt(&best) {
+                best = v;
+                arg = j;
+            }
+        }
+        cur[i] = best;
+        choice[i] = arg as u32;
+    }
+}

@@ -1,0 +1,137 @@
+//! Exact `min W` with every span `≤ Λ` and at most `K_max` groups.
+
+use super::{Score, basic, monge, unroll};
+use crate::feasibility::reach;
+use crate::plan::Request;
+use crate::spans::Spans;
+
+/// Buffers of the layered program, sized by the [`Capacity`](crate::Capacity).
+pub(crate) struct LayeredWs {
+    pub prev: Vec<Score>,
+    pub cur: Vec<Score>,
+    /// `choice[(k − 1)·n + i]`: end of the first group of the best `k`-group suffix plan from `i`.
+    pub choice: Vec<u32>,
+    pub hi: Vec<u32>,
+    pub min_groups: Vec<u32>,
+}
+
+impl LayeredWs {
+    pub fn with_capacity(n: usize, k: usize) -> Self {
+        Self {
+            prev: vec![Score::INF; n + 1],
+            cur: vec![Score::INF; n + 1],
+            choice: vec![0; n * k],
+            hi: vec![0; n],
+            min_groups: vec![0; n + 1],
+        }
+    }
+
+    pub fn bytes(&self) -> usize {
+        (self.prev.capacity() + self.cur.capacity()) * size_of::<Score>()
+            + (self.choice.capacity() + self.hi.capacity() + self.min_groups.capacity())
+                * size_of::<u32>()
+    }
+}
+
+/// One layer's row problem: `cur[i] = min_j c(i, j) + prev[j + 1]` for rows
+/// `rows`, column range of row `i` = `[max(i, col_lo), min(hi[i], col_hi)]`.
+pub(crate) struct Layer<'a> {
+    pub sp: &'a Spans<'a>,
+    pub prev: &'a [Score],
+    pub hi: &'a [u32],
+    pub col_lo: usize,
+    pub col_hi: usize,
+}
+
+impl Layer<'_> {
+    #[inline]
+    pub fn cols(&self, i: usize) -> (usize, usize) {
+        (i.max(self.col_lo), (self.hi[i] as usize).min(self.col_hi))
+    }
+
+    #[inline]
+    pub fn value(&self, i: usize, j: usize) -> Score {
+        let tail = self.prev[j + 1];
+        Score {
+            w: self.sp.cost(i, j) + tail.w,
+            bytes: self.sp.span(i, j) + tail.bytes,
+        }
+    }
+}
+
+/// Exact sum-minimizing DP (paper §4.1) under span cap `cap`:
+/// `min W(π)` over plans with `|π| ≤ k_max` and every `L_g ≤ cap`, ties broken
+/// by fewer requests, fewer bytes, lexicographically smallest ends.
+///
+/// # Math
+/// `g_k(i) = min_{j} t(end_j − start_i) + g_{k−1}(j + 1)`, `g_0(n) = 0`, over the
+/// feasible rows `min_groups(i) ≤ k ≤ n − i` and columns `j ≤ hi(i)`. With
+/// `monge` (convex `t`) each layer is solved by divide and conquer on monotone
+/// leftmost argmins and the layers stop once `F(k) = g_k(0)` stops decreasing,
+/// which is exact because `F` is convex in `k` for Monge costs.
+///
+/// # Complexity
+/// `O(n² K)` (`basic`) or `O(n K log n)` (`monge`) time; `O(nK)` workspace,
+/// no allocation.
+///
+/// Returns the number of groups written to `out`, or `None` when no plan fits
+/// (`cap` below the longest interval or below the min-B cap for `k_max`).
+pub(crate) fn capped_min_w(
+    sp: &Spans<'_>,
+    cap: u64,
+    k_max: usize,
+    use_monge: bool,
+    ws: &mut LayeredWs,
+    out: &mut [Request],
+) -> Option<usize> {
+    let n = sp.n();
+    if n == 0 {
+        return Some(0);
+    }
+    if !reach(sp, cap, &mut ws.hi, &mut ws.min_groups) || ws.min_groups[0] as usize > k_max {
+        return None;
+    }
+    let kk = k_max.min(n);
+    ws.prev[..=n].fill(Score::INF);
+    ws.prev[n] = Score::ZERO;
+    let mut prev_first_row = n; // first feasible row of layer k − 1
+    let mut first_row = n;
+    let mut best: Option<(usize, Score)> = None;
+    let mut last_f = Score::INF;
+    for k in 1..=kk {
+        while first_row > 0 && ws.min_groups[first_row - 1] as usize <= k {
+            first_row -= 1;
+        }
+        let last_row = n - k;
+        ws.cur[..=n].fill(Score::INF);
+        if first_row <= last_row {
+            let layer = Layer {
+                sp,
+                prev: &ws.prev,
+                hi: &ws.hi,
+                col_lo: prev_first_row.saturating_sub(1),
+                col_hi: n - k,
+            };
+            let choice = &mut ws.choice[(k - 1) * n..k * n];
+            if use_monge {
+                monge::solve_rows(&layer, first_row, last_row, &mut ws.cur, choice);
+            } else {
+                basic::solve_rows(&layer, first_row, last_row, &mut ws.cur, choice);
+            }
+        }
+        let f = ws.cur[0];
+        // Equal W: the earlier layer (fewer requests) wins, whatever the bytes.
+        if f.is_finite() && best.is_none_or(|(_, b)| f.w < b.w) {
+            best = Some((k, f));
+        }
+        if use_monge && f.is_finite() && last_f.is_finite() && f.w >= last_f.w {
+            break;
+        }
+        last_f = f;
+        core::mem::swap(&mut ws.prev, &mut ws.cur);
+        prev_first_row = first_row;
+    }
+    let (k, _) = best?;
+    let choice = &ws.choice;
+    Some(unroll(sp, |g, i| choice[(k - 1 - g) * n + i] as usize, out))
+}

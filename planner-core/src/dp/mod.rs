@@ -1,0 +1,68 @@
+//! Sum-minimizing dynamic programs (paper §4.1).
+//!
+//! - [`layered`]: exact `min W` under a span cap with at most `K_max` groups, by
+//!   layers of "exactly `k` groups"; rows solved by [`basic`] scans (any
+//!   nondecreasing `t`, `O(n²K)`) or by [`monge`] divide and conquer (convex `t`,
+//!   `O(nK log n)`).
+//! - [`penalized`]: the unconstrained-count program with a price `λ` per request,
+//!   the inner step of the Lagrangian relaxation.
+//!
+//! Every program runs over suffixes (`g(i)` = best plan of intervals `i..n`) and
+//! prefers, on equal value, the smallest end of the first group; together with
+//! optimal suffixes this yields the lexicographically smallest list of group ends
+//! (DESIGN §2 tie-breaking).
+
+pub(crate) mod basic;
+pub(crate) mod layered;
+pub(crate) mod monge;
+pub(crate) mod penalized;
+
+/// Value of a (partial) plan inside a layer: `W`, then bytes.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub(crate) struct Score {
+    pub w: f64,
+    pub bytes: u64,
+}
+
+impl Score {
+    pub const ZERO: Score = Score { w: 0.0, bytes: 0 };
+    pub const INF: Score = Score {
+        w: f64::INFINITY,
+        bytes: u64::MAX,
+    };
+
+    #[inline]
+    pub fn is_finite(&self) -> bool {
+        self.w.is_finite()
+    }
+
+    /// Strictly better: smaller `W`, then fewer bytes.
+    #[inline]
+    pub fn lt(&self, o: &Score) -> bool {
+        self.w < o.w || (self.w == o.w && self.bytes < o.bytes)
+    }
+}
+
+/// Writes the plan encoded by suffix choices: starting at row 0, the group
+/// `(i..=next(i))`, then row `next(i) + 1`, until `n`. Returns the number of
+/// groups.
+pub(crate) fn unroll(
+    sp: &crate::spans::Spans<'_>,
+    mut next: impl FnMut(usize, usize) -> usize,
+    out: &mut [crate::plan::Request],
+) -> usize {
+    let n = sp.n();
+    let (mut i, mut g) = (0usize, 0usize);
+    while i < n {
+        let j = next(g, i);
+        out[g] = crate::plan::Request {
+            first: i as u32,
+            last: j as u32,
+            offset: sp.start[i],
+            len: sp.span(i, j),
+        };
+        g += 1;
+        i = j + 1;
+    }
+    g
+}

@@ -1,0 +1,60 @@
+//! Validated intervals viewed as the span-cost matrix of the dynamic programs.
+
+use crate::surrogate::Surrogate;
+
+/// The validated instance: `n` intervals `[start_i, end_i)` and the surrogate.
+///
+/// Group `(i..=j)` costs `c(i, j) = t(end_j − start_i)`. For convex `t` the
+/// matrix `c` is Monge: for `a ≤ b ≤ c ≤ d`,
+/// `c(a, c) + c(b, d) ≤ c(a, d) + c(b, c)`, because the two pairs of spans have
+/// equal sums and `span(a, d)` is the largest of the four.
+#[derive(Clone, Copy)]
+pub(crate) struct Spans<'a> {
+    pub start: &'a [u64],
+    pub end: &'a [u64],
+    pub surrogate: &'a Surrogate,
+}
+
+impl Spans<'_> {
+    #[inline]
+    pub fn n(&self) -> usize {
+        self.start.len()
+    }
+
+    /// `end_j − start_i`, exact in `u64` (`i ≤ j`).
+    #[inline]
+    pub fn span(&self, i: usize, j: usize) -> u64 {
+        self.end[j] - self.start[i]
+    }
+
+    /// `t(span(i, j))`.
+    #[inline]
+    pub fn cost(&self, i: usize, j: usize) -> f64 {
+        self.surrogate.eval(self.span(i, j))
+    }
+
+    /// Length of interval `i`.
+    #[inline]
+    pub fn len(&self, i: usize) -> u64 {
+        self.end[i] - self.start[i]
+    }
+
+    /// `Σ |I_i|`.
+    pub fn required_bytes(&self) -> u64 {
+        (0..self.n()).map(|i| self.len(i)).sum()
+    }
+
+    /// Span of everything, `end_{n−1} − start_0` (0 when empty).
+    pub fn total_span(&self) -> u64 {
+        if self.n() == 0 {
+            0
+        } else {
+            self.span(0, self.n() - 1)
+        }
+    }
+
+    /// Longest single interval: no cap below it is feasible.
+    pub fn max_len(&self) -> u64 {
+        (0..self.n()).map(|i| self.len(i)).max().unwrap_or(0)
+    }
+}
