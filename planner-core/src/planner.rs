@@ -120,55 +120,12 @@ impl Planner {
     /// Any DESIGN §5 validation error, naming the field, or
     /// [`PlanError::CapacityExceeded`].
     pub fn plan(&mut self, req: &PlanRequest<'_>) -> Result<Plan<'_>, PlanError> {
-        if req.k_max == 0 {
-            return Err(PlanError::ZeroKMax);
-        }
-        let p = Parallelism::new(req.parallelism)?;
-        if !(req.epsilon.is_finite() && req.epsilon >= 0.0) {
-            return Err(PlanError::InvalidEpsilon { value: req.epsilon });
-        }
-        req.surrogate.validate()?;
-        if let Method::Coalesce {
-            max_span: Some(0), ..
-        } = req.method
-        {
-            return Err(PlanError::InvalidMethodParameter {
-                field: "method.coalesce.max_span",
-                reason: "must be >= 1 or null",
-            });
-        }
-        let n = req.intervals.len();
-        if n > self.capacity.max_intervals {
-            return Err(PlanError::CapacityExceeded {
-                what: "intervals",
-                requested: n,
-                capacity: self.capacity.max_intervals,
-            });
-        }
-        let k_max = req.k_max.min(n.max(1));
-        if k_max > self.capacity.max_k.max(1) {
-            return Err(PlanError::CapacityExceeded {
-                what: "k_max",
-                requested: k_max,
-                capacity: self.capacity.max_k,
-            });
-        }
-        let (start, end) = (&mut self.bounds.start, &mut self.bounds.end);
-        validate_with(req.intervals, |i, s, e| {
-            start[i] = s;
-            end[i] = e;
-        })?;
+        let (n, k_max, p) = self.prepare(req)?;
         let sp = Spans {
             start: &self.bounds.start[..n],
             end: &self.bounds.end[..n],
             surrogate: req.surrogate,
         };
-        if n > 0 {
-            let span = sp.total_span();
-            if !(sp.cost(0, n - 1) * (n as f64 + 1.0)).is_finite() {
-                return Err(PlanError::SurrogateOverflow { span });
-            }
-        }
         let required = sp.required_bytes();
         let ws = &mut self.ws;
         let (len, lower_bound) = match req.method {
@@ -221,6 +178,157 @@ impl Planner {
         summary.lower_bound_ms = lower_bound.map(|lb| lb.min(summary.t_ms));
         Ok(Plan { requests, summary })
     }
+
+    /// Validates `req` into the interval bounds; returns `n`, the effective
+    /// budget `min(K_max, n)` and `P`.
+    fn prepare(&mut self, req: &PlanRequest<'_>) -> Result<(usize, usize, Parallelism), PlanError> {
+        if req.k_max == 0 {
+            return Err(PlanError::ZeroKMax);
+        }
+        let p = Parallelism::new(req.parallelism)?;
+        if !(req.epsilon.is_finite() && req.epsilon >= 0.0) {
+            return Err(PlanError::InvalidEpsilon { value: req.epsilon });
+        }
+        req.surrogate.validate()?;
+        if let Method::Coalesce {
+            max_span: Some(0), ..
+        } = req.method
+        {
+            return Err(PlanError::InvalidMethodParameter {
+                field: "method.coalesce.max_span",
+                reason: "must be >= 1 or null",
+            });
+        }
+        let n = req.intervals.len();
+        if n > self.capacity.max_intervals {
+            return Err(PlanError::CapacityExceeded {
+                what: "intervals",
+                requested: n,
+                capacity: self.capacity.max_intervals,
+            });
+        }
+        let k_max = req.k_max.min(n.max(1));
+        if k_max > self.capacity.max_k.max(1) {
+            return Err(PlanError::CapacityExceeded {
+                what: "k_max",
+                requested: k_max,
+                capacity: self.capacity.max_k,
+            });
+        }
+        let (start, end) = (&mut self.bounds.start, &mut self.bounds.end);
+        validate_with(req.intervals, |i, s, e| {
+            start[i] = s;
+            end[i] = e;
+        })?;
+        if n > 0 {
+            let span = self.bounds.end[n - 1] - self.bounds.start[0];
+            if !(req.surrogate.eval(span) * (n as f64 + 1.0)).is_finite() {
+                return Err(PlanError::SurrogateOverflow { span });
+            }
+        }
+        Ok((n, k_max, p))
+    }
+
+    /// The `(B, W)` Pareto frontier of plans with `|π| ≤ K_max`, `B` ascending:
+    /// for each vertex, the least-`W` plan whose longest span is at most its cap.
+    ///
+    /// # Math
+    /// `W*(Λ)` is a nonincreasing step function of the span cap `Λ`. Starting
+    /// at `Λ = span(0, n−1)`, the capped optimum at `Λ` has longest span
+    /// `b ≤ Λ` and `W*` is constant on `[b, Λ]`, so the next vertex is the
+    /// capped optimum at `b − 1`; the walk stops below the min-B cap. Each step
+    /// yields one Pareto vertex (points of equal `W` keep the smaller `B`).
+    /// With `exact`, every cap uses the exact thresholded DP; otherwise the
+    /// Lagrangian evaluation (points then flagged by [`FrontierPoint::exact`]).
+    ///
+    /// # Complexity
+    /// One DP per vertex (at most `max_points`); allocates only by growing
+    /// `out` (reserve `max_points` to avoid it).
+    ///
+    /// # Errors
+    /// As [`Planner::plan`].
+    pub fn frontier(
+        &mut self,
+        req: &PlanRequest<'_>,
+        exact: bool,
+        max_points: usize,
+        out: &mut Vec<FrontierPoint>,
+    ) -> Result<(), PlanError> {
+        out.clear();
+        let (n, k_max, p) = self.prepare(req)?;
+        if n == 0 || max_points == 0 {
+            return Ok(());
+        }
+        let sp = Spans {
+            start: &self.bounds.start[..n],
+            end: &self.bounds.end[..n],
+            surrogate: req.surrogate,
+        };
+        let required = sp.required_bytes();
+        let convex = req.surrogate.is_convex();
+        let cap_b = min_b_cap(&sp, k_max);
+        let ws = &mut self.ws;
+        let mut cap = sp.total_span();
+        while out.len() < max_points {
+            let (len, is_exact) = if exact {
+                match layered::capped_min_w(&sp, cap, k_max, convex, &mut ws.layered, &mut ws.cand)
+                {
+                    Some(len) => (len, true),
+                    None => break,
+                }
+            } else {
+                match crate::lagrangian::at_cap(
+                    &sp,
+                    cap,
+                    k_max,
+                    convex,
+                    &mut ws.penalized,
+                    &mut ws.cand,
+                ) {
+                    Some(ev) => (ev.len, ev.exact),
+                    None => break,
+                }
+            };
+            let plan = &ws.cand[..len];
+            let s = summarize(plan, required, req.surrogate, p);
+            let b = plan.iter().map(|r| r.len).max().unwrap_or(0);
+            let point = FrontierPoint {
+                cap: b,
+                b_ms: s.b_ms,
+                w_ms: s.w_ms,
+                requests: s.requests,
+                bytes: s.bytes,
+                exact: is_exact,
+            };
+            match out.last_mut() {
+                Some(last) if last.w_ms == point.w_ms => *last = point,
+                _ => out.push(point),
+            }
+            if b <= cap_b {
+                break;
+            }
+            cap = b - 1;
+        }
+        out.reverse();
+        Ok(())
+    }
+}
+
+/// One vertex of the `(B, W)` frontier (see [`Planner::frontier`]).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct FrontierPoint {
+    /// Longest span of the plan, bytes (the cap it is optimal for).
+    pub cap: u64,
+    /// `B` of the plan, ms.
+    pub b_ms: f64,
+    /// `W` of the plan, ms.
+    pub w_ms: f64,
+    /// Requests of the plan.
+    pub requests: usize,
+    /// Bytes of the plan.
+    pub bytes: u64,
+    /// Whether the plan is proven `W`-optimal for its cap.
+    pub exact: bool,
 }
 
 /// Plans one request with a planner sized exactly for it (allocates; for
