@@ -1,0 +1,455 @@
+//! Vector file formats: the TEXMEX/SIFT `.fvecs` / `.ivecs` / `.bvecs` files
+//! and NumPy `.npy` arrays.
+//!
+//! TEXMEX files store each vector as a little-endian `i32` dimension followed
+//! by `dim` components (`f32`, `i32` or `u8`). Every vector of a file must have
+//! the same dimension. `.npy` files must hold a C-order 2-D array of `<f4`,
+//! `<f8`, `<i4`, `<i8` or `|u1`.
+//!
+//! Readers return the rows flattened row-major plus the dimension; a file with
+//! no rows is an error (there is no dimension to report).
+
+use std::fmt;
+use std::io::{BufWriter, Write};
+use std::path::{Path, PathBuf};
+
+/// Why a vector file could not be read or written.
+#[derive(Debug)]
+#[non_exhaustive]
+pub enum FormatError {
+    /// The file could not be opened, read or written.
+    Io {
+        /// The file.
+        path: PathBuf,
+        /// The underlying error.
+        source: std::io::Error,
+    },
+    /// The file's contents do not follow the format.
+    Malformed {
+        /// The file.
+        path: PathBuf,
+        /// What is wrong, e.g. "vector 3 has dimension 64, expected 128".
+        reason: String,
+    },
+    /// The file name has an extension no reader handles.
+    UnknownExtension {
+        /// The file.
+        path: PathBuf,
+    },
+}
+
+impl fmt::Display for FormatError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            FormatError::Io { path, source } => write!(f, "{}: {source}", path.display()),
+            FormatError::Malformed { path, reason } => write!(f, "{}: {reason}", path.display()),
+            FormatError::UnknownExtension { path } => write!(
+                f,
+                "{}: unknown vector file extension (expected .fvecs, .bvecs, .ivecs or .npy)",
+                path.display()
+            ),
+        }
+    }
+}
+
+impl std::error::Error for FormatError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match self {
+            FormatError::Io { source, .. } => Some(source),
+            _ => None,
+        }
+    }
+}
+
+fn read_all(path: &Path) -> Result<Vec<u8>, FormatError> {
+    std::fs::read(path).map_err(|source| FormatError::Io {
+        path: path.to_path_buf(),
+        source,
+    })
+}
+
+fn malformed(path: &Path, reason: impl Into<String>) -> FormatError {
+    FormatError::Malformed {
+        path: path.to_path_buf(),
+        reason: reason.into(),
+    }
+}
+
+/// Parses a TEXMEX vector file with `elem` bytes per component, calling
+/// `push` with each component's bytes.
+fn read_vecs<T>(
+    path: &Path,
+    elem: usize,
+    mut convert: impl FnMut(&[u8]) -> T,
+) -> Result<(Vec<T>, usize), FormatError> {
+    let bytes = read_all(path)?;
+    if bytes.len() < 4 {
+        return Err(malformed(path, "file holds no vector"));
+    }
+    let dim = i32::from_le_bytes(bytes[0..4].try_into().expect("4 bytes"));
+    if dim <= 0 {
+        return Err(malformed(
+            path,
+            format!("vector 0 has dimension {dim}, expected >= 1"),
+        ));
+    }
+    let dim = dim as usize;
+    let record = 4 + dim * elem;
+    if bytes.len() % record != 0 {
+        return Err(malformed(
+            path,
+            format!(
+                "file size {} is not a multiple of the record size {record} (4 + {dim} x {elem} bytes)",
+                bytes.len()
+            ),
+        ));
+    }
+    let rows = bytes.len() / record;
+    let mut out = Vec::with_capacity(rows * dim);
+    for (i, rec) in bytes.chunks_exact(record).enumerate() {
+        let d = i32::from_le_bytes(rec[0..4].try_into().expect("4 bytes"));
+        if d as i64 != dim as i64 {
+            return Err(malformed(
+                path,
+                format!("vector {i} has dimension {d}, expected {dim}"),
+            ));
+        }
+        out.extend(rec[4..].chunks_exact(elem).map(&mut convert));
+    }
+    Ok((out, dim))
+}
+
+/// Reads a `.fvecs` file (TEXMEX: per vector an `i32` dimension then `f32`s).
+///
+/// # Returns
+/// The vectors row-major and their dimension.
+///
+/// # Errors
+/// [`FormatError::Io`] when the file cannot be read; [`FormatError::Malformed`]
+/// when it is empty, truncated, has a non-positive dimension or mixes
+/// dimensions, or holds a non-finite component.
+pub fn read_fvecs(path: &Path) -> Result<(Vec<f32>, usize), FormatError> {
+    let (v, dim) = read_vecs(path, 4, |b| {
+        f32::from_le_bytes(b.try_into().expect("4 bytes"))
+    })?;
+    check_finite(path, &v, dim)?;
+    Ok((v, dim))
+}
+
+/// Reads a `.ivecs` file (TEXMEX: per vector an `i32` dimension then `i32`s),
+/// e.g. a ground-truth file of neighbour ids.
+///
+/// # Errors
+/// As [`read_fvecs`].
+pub fn read_ivecs(path: &Path) -> Result<(Vec<i32>, usize), FormatError> {
+    read_vecs(path, 4, |b| {
+        i32::from_le_bytes(b.try_into().expect("4 bytes"))
+    })
+}
+
+/// Reads a `.bvecs` file (TEXMEX: per vector an `i32` dimension then `u8`s),
+/// converting components to `f32`.
+///
+/// # Errors
+/// As [`read_fvecs`].
+pub fn read_bvecs(path: &Path) -> Result<(Vec<f32>, usize), FormatError> {
+    read_vecs(path, 1, |b| f32::from(b[0]))
+}
+
+fn check_finite(path: &Path, v: &[f32], dim: usize) -> Result<(), FormatError> {
+    if let Some(i) = v.iter().position(|x| !x.is_finite()) {
+        return Err(malformed(
+            path,
+            format!(
+                "vector {} component {} is not finite ({})",
+                i / dim,
+                i % dim,
+                v[i]
+            ),
+        ));
+    }
+    Ok(())
+}
+
+/// Reads a NumPy `.npy` file holding a C-order 2-D array of `<f4`, `<f8`,
+/// `<i4`, `<i8` or `|u1`, converting to `f32`.
+///
+/// # Returns
+/// The rows row-major and the number of columns.
+///
+/// # Errors
+/// [`FormatError::Malformed`] for a bad magic or header, an unsupported dtype,
+/// Fortran order, a shape that is not 2-D or has no rows, a size that does not
+/// match the shape, or non-finite values.
+pub fn read_npy(path: &Path) -> Result<(Vec<f32>, usize), FormatError> {
+    let bytes = read_all(path)?;
+    if bytes.len() < 10 || &bytes[0..6] != b"\x93NUMPY" {
+        return Err(malformed(path, "not a .npy file (bad magic)"));
+    }
+    let major = bytes[6];
+    let (hlen, hstart) = match major {
+        1 => (u16::from_le_bytes([bytes[8], bytes[9]]) as usize, 10),
+        2 | 3 => {
+            if bytes.len() < 12 {
+                return Err(malformed(path, "truncated .npy header"));
+            }
+            (
+                u32::from_le_bytes(bytes[8..12].try_into().expect("4 bytes")) as usize,
+                12,
+            )
+        }
+        v => return Err(malformed(path, format!("unsupported .npy version {v}"))),
+    };
+    let header = bytes
+        .get(hstart..hstart + hlen)
+        .ok_or_else(|| malformed(path, "truncated .npy header"))?;
+    let header = std::str::from_utf8(header).map_err(|_| malformed(path, "header is not text"))?;
+    let field = |key: &str| -> Option<&str> {
+        let at = header.find(&format!("'{key}'"))?;
+        let rest = &header[at + key.len() + 2..];
+        let colon = rest.find(':')?;
+        Some(rest[colon + 1..].trim_start())
+    };
+    let descr = field("descr")
+        .and_then(|s| s.strip_prefix('\''))
+        .and_then(|s| s.split('\'').next())
+        .ok_or_else(|| malformed(path, "header has no 'descr'"))?;
+    if field("fortran_order").is_some_and(|s| s.starts_with("True")) {
+        return Err(malformed(path, "Fortran-order arrays are not supported"));
+    }
+    let shape_text = field("shape")
+        .and_then(|s| s.strip_prefix('('))
+        .and_then(|s| s.split(')').next())
+        .ok_or_else(|| malformed(path, "header has no 'shape'"))?;
+    let shape: Vec<usize> = shape_text
+        .split(',')
+        .map(str::trim)
+        .filter(|s| !s.is_empty())
+        .map(|s| s.parse::<usize>())
+        .collect::<Result<_, _>>()
+        .map_err(|_| malformed(path, format!("bad shape ({shape_text})")))?;
+    let [rows, dim] = shape[..] else {
+        return Err(malformed(
+            path,
+            format!("shape ({shape_text}) is not 2-D (rows, dim)"),
+        ));
+    };
+    if rows == 0 || dim == 0 {
+        return Err(malformed(path, format!("shape ({shape_text}) is empty")));
+    }
+    let data = &bytes[hstart + hlen..];
+    let elem = match descr {
+        "<f4" | "<i4" => 4,
+        "<f8" | "<i8" => 8,
+        "|u1" | "<u1" => 1,
+        other => {
+            return Err(malformed(
+                path,
+                format!("unsupported dtype '{other}' (expected <f4, <f8, <i4, <i8 or |u1)"),
+            ));
+        }
+    };
+    let expected = rows
+        .checked_mul(dim)
+        .and_then(|n| n.checked_mul(elem))
+        .ok_or_else(|| malformed(path, "shape overflows"))?;
+    if data.len() != expected {
+        return Err(malformed(
+            path,
+            format!(
+                "data holds {} bytes, shape ({rows}, {dim}) of {descr} needs {expected}",
+                data.len()
+            ),
+        ));
+    }
+    let v: Vec<f32> = match descr {
+        "<f4" => data
+            .chunks_exact(4)
+            .map(|b| f32::from_le_bytes(b.try_into().expect("4")))
+            .collect(),
+        "<i4" => data
+            .chunks_exact(4)
+            .map(|b| i32::from_le_bytes(b.try_into().expect("4")) as f32)
+            .collect(),
+        "<f8" => data
+            .chunks_exact(8)
+            .map(|b| f64::from_le_bytes(b.try_into().expect("8")) as f32)
+            .collect(),
+        "<i8" => data
+            .chunks_exact(8)
+            .map(|b| i64::from_le_bytes(b.try_into().expect("8")) as f32)
+            .collect(),
+        _ => data.iter().map(|&b| f32::from(b)).collect(),
+    };
+    check_finite(path, &v, dim)?;
+    Ok((v, dim))
+}
+
+/// Reads vectors by extension: `.fvecs`, `.bvecs`, `.ivecs` (converted to
+/// `f32`) or `.npy`.
+///
+/// # Errors
+/// [`FormatError::UnknownExtension`] for any other name; otherwise as the
+/// reader.
+pub fn read_vectors(path: &Path) -> Result<(Vec<f32>, usize), FormatError> {
+    match path.extension().and_then(|e| e.to_str()) {
+        Some("fvecs") => read_fvecs(path),
+        Some("bvecs") => read_bvecs(path),
+        Some("ivecs") => {
+            read_ivecs(path).map(|(v, d)| (v.into_iter().map(|x| x as f32).collect(), d))
+        }
+        Some("npy") => read_npy(path),
+        _ => Err(FormatError::UnknownExtension {
+            path: path.to_path_buf(),
+        }),
+    }
+}
+
+fn write_vecs<T: Copy>(
+    path: &Path,
+    data: &[T],
+    dim: usize,
+    to_bytes: impl Fn(T) -> [u8; 4],
+) -> Result<(), FormatError> {
+    if dim == 0 || dim > i32::MAX as usize || data.len() % dim != 0 {
+        return Err(malformed(
+            path,
+            format!(
+                "cannot write {} values as rows of dimension {dim}",
+                data.len()
+            ),
+        ));
+    }
+    let io = |source| FormatError::Io {
+        path: path.to_path_buf(),
+        source,
+    };
+    let mut w = BufWriter::new(std::fs::File::create(path).map_err(io)?);
+    for row in data.chunks_exact(dim) {
+        w.write_all(&(dim as i32).to_le_bytes()).map_err(io)?;
+        for &x in row {
+            w.write_all(&to_bytes(x)).map_err(io)?;
+        }
+    }
+    w.flush().map_err(io)
+}
+
+/// Writes row-major `f32` vectors of dimension `dim` as `.fvecs`.
+///
+/// # Errors
+/// [`FormatError::Malformed`] when `dim` is zero or does not divide
+/// `data.len()`; [`FormatError::Io`] when writing fails.
+pub fn write_fvecs(path: &Path, data: &[f32], dim: usize) -> Result<(), FormatError> {
+    write_vecs(path, data, dim, f32::to_le_bytes)
+}
+
+/// Writes row-major `i32` vectors of dimension `dim` as `.ivecs`.
+///
+/// # Errors
+/// As [`write_fvecs`].
+pub fn write_ivecs(path: &Path, data: &[i32], dim: usize) -> Result<(), FormatError> {
+    write_vecs(path, data, dim, i32::to_le_bytes)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn tmp(name: &str) -> PathBuf {
+        let dir = std::env::temp_dir().join(format!("warp-formats-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        dir.join(name)
+    }
+
+    #[test]
+    fn fvecs_ivecs_roundtrip() {
+        let p = tmp("a.fvecs");
+        let data: Vec<f32> = (0..12).map(|i| i as f32 * 0.5).collect();
+        write_fvecs(&p, &data, 4).unwrap();
+        assert_eq!(read_fvecs(&p).unwrap(), (data.clone(), 4));
+        assert_eq!(read_vectors(&p).unwrap(), (data, 4));
+        let q = tmp("a.ivecs");
+        let ids: Vec<i32> = (0..6).collect();
+        write_ivecs(&q, &ids, 3).unwrap();
+        assert_eq!(read_ivecs(&q).unwrap(), (ids, 3));
+    }
+
+    #[test]
+    fn bvecs_reads_bytes() {
+        let p = tmp("b.bvecs");
+        let mut raw = Vec::new();
+        for r in 0..2u8 {
+            raw.extend_from_slice(&3i32.to_le_bytes());
+            raw.extend_from_slice(&[r, r + 1, 255]);
+        }
+        std::fs::write(&p, raw).unwrap();
+        assert_eq!(
+            read_bvecs(&p).unwrap(),
+            (vec![0.0, 1.0, 255.0, 1.0, 2.0, 255.0], 3)
+        );
+    }
+
+    #[test]
+    fn fvecs_errors_name_the_problem() {
+        let p = tmp("bad.fvecs");
+        std::fs::write(&p, [4, 0, 0, 0, 1, 2]).unwrap();
+        let e = read_fvecs(&p).unwrap_err().to_string();
+        assert!(e.contains("not a multiple of the record size"), "{e}");
+        let mut raw = Vec::new();
+        raw.extend_from_slice(&1i32.to_le_bytes());
+        raw.extend_from_slice(&1f32.to_le_bytes());
+        raw.extend_from_slice(&2i32.to_le_bytes());
+        std::fs::write(&p, &raw).unwrap();
+        let e = read_fvecs(&p).unwrap_err().to_string();
+        assert!(e.contains("not a multiple"), "{e}");
+        std::fs::write(&p, []).unwrap();
+        assert!(
+            read_fvecs(&p)
+                .unwrap_err()
+                .to_string()
+                .contains("no vector")
+        );
+        let missing = tmp("missing.fvecs");
+        assert!(matches!(read_fvecs(&missing), Err(FormatError::Io { .. })));
+        assert!(matches!(
+            read_vectors(&tmp("x.txt")),
+            Err(FormatError::UnknownExtension { .. })
+        ));
+    }
+
+    fn npy(descr: &str, shape: &str, data: &[u8]) -> Vec<u8> {
+        let mut header =
+            format!("{{'descr': '{descr}', 'fortran_order': False, 'shape': {shape}, }}");
+        while (10 + header.len() + 1) % 64 != 0 {
+            header.push(' ');
+        }
+        header.push('\n');
+        let mut out = b"\x93NUMPY\x01\x00".to_vec();
+        out.extend_from_slice(&(header.len() as u16).to_le_bytes());
+        out.extend_from_slice(header.as_bytes());
+        out.extend_from_slice(data);
+        out
+    }
+
+    #[test]
+    fn npy_reads_f4_and_u1() {
+        let p = tmp("a.npy");
+        let vals = [1.0f32, 2.0, 3.0, 4.0, 5.0, 6.0];
+        let data: Vec<u8> = vals.iter().flat_map(|v| v.to_le_bytes()).collect();
+        std::fs::write(&p, npy("<f4", "(3, 2)", &data)).unwrap();
+        assert_eq!(read_npy(&p).unwrap(), (vals.to_vec(), 2));
+        std::fs::write(&p, npy("|u1", "(2, 2)", &[1, 2, 3, 4])).unwrap();
+        assert_eq!(read_vectors(&p).unwrap(), (vec![1.0, 2.0, 3.0, 4.0], 2));
+        std::fs::write(&p, npy("<f4", "(6,)", &data)).unwrap();
+        assert!(read_npy(&p).unwrap_err().to_string().contains("not 2-D"));
+        std::fs::write(&p, npy("<c8", "(3, 2)", &data)).unwrap();
+        assert!(
+            read_npy(&p)
+                .unwrap_err()
+                .to_string()
+                .contains("unsupported dtype")
+        );
+        std::fs::write(&p, npy("<f4", "(4, 2)", &data)).unwrap();
+        assert!(read_npy(&p).unwrap_err().to_string().contains("needs 32"));
+    }
+}
