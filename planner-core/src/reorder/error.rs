@@ -1,0 +1,167 @@
+//! The one error type of the reordering methods.
+
+use core::fmt;
+
+/// Why a reordering or gap computation was refused.
+///
+/// Every variant names the offending input field ([`ReorderError::field`]) and
+/// its [`Display`](fmt::Display) is the single line the `warp reorder` CLI
+/// prints. No input makes the reordering code panic: anything it cannot handle
+/// is one of these.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum ReorderError {
+    /// `dim` is zero.
+    ZeroDim,
+    /// `centroids.len()` is not a multiple of `dim`.
+    CentroidsLength {
+        /// `centroids.len()`.
+        len: usize,
+        /// The dimension.
+        dim: usize,
+    },
+    /// More clusters than a `u32` cluster id can name.
+    TooManyClusters {
+        /// The number of clusters `C`.
+        clusters: usize,
+    },
+    /// `centroids[cluster * dim + component]` is NaN or infinite.
+    NonFiniteCentroid {
+        /// The cluster.
+        cluster: usize,
+        /// The coordinate within the centroid.
+        component: usize,
+    },
+    /// `sizes.len()` differs from the number of clusters.
+    SizesLength {
+        /// `sizes.len()`.
+        len: usize,
+        /// The number of clusters `C`.
+        clusters: usize,
+    },
+    /// `Σ sizes` does not fit in a `u64`.
+    SizesOverflow,
+    /// `probe_offsets` is not a valid CSR offset array for `probes`.
+    ProbeOffsets {
+        /// Index into `probe_offsets`.
+        index: usize,
+        /// What is wrong.
+        reason: &'static str,
+    },
+    /// A cluster id in the query log is `>= C`.
+    ProbeOutOfRange {
+        /// The query (row of the log).
+        query: usize,
+        /// The id found.
+        id: u32,
+        /// The number of clusters `C`.
+        clusters: usize,
+    },
+    /// The layout needs a query log and none (no query) was given.
+    MissingQueryLog {
+        /// The layout's name.
+        layout: &'static str,
+    },
+    /// `order.len()` differs from the number of clusters.
+    OrderLength {
+        /// `order.len()`.
+        len: usize,
+        /// The number of clusters `C`.
+        clusters: usize,
+    },
+    /// `order` is not a permutation of `0..C`: `order[index] = id` is out of
+    /// range or repeats an earlier position.
+    NotPermutation {
+        /// Position in `order`.
+        index: usize,
+        /// The id found there.
+        id: u32,
+    },
+    /// The layout's `dims` is outside `1..=MAX_DIMS`.
+    InvalidDims {
+        /// The value given.
+        dims: u32,
+        /// The largest accepted value.
+        max: u32,
+    },
+    /// The layout name is not one of [`Layout::NAMES`](crate::reorder::Layout::NAMES).
+    UnknownLayout {
+        /// The name given.
+        name: String,
+    },
+}
+
+impl ReorderError {
+    /// The input field the error is about: `dim`, `centroids`, `sizes`,
+    /// `probes`, `probe_offsets`, `order`, `layout.dims` or `layout`.
+    pub fn field(&self) -> &str {
+        match self {
+            Self::ZeroDim => "dim",
+            Self::CentroidsLength { .. }
+            | Self::TooManyClusters { .. }
+            | Self::NonFiniteCentroid { .. } => "centroids",
+            Self::SizesLength { .. } | Self::SizesOverflow => "sizes",
+            Self::ProbeOffsets { .. } => "probe_offsets",
+            Self::ProbeOutOfRange { .. } | Self::MissingQueryLog { .. } => "probes",
+            Self::OrderLength { .. } | Self::NotPermutation { .. } => "order",
+            Self::InvalidDims { .. } => "layout.dims",
+            Self::UnknownLayout { .. } => "layout",
+        }
+    }
+}
+
+impl fmt::Display for ReorderError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Self::ZeroDim => write!(f, "dim: must be >= 1"),
+            Self::CentroidsLength { len, dim } => {
+                write!(f, "centroids: length {len} is not a multiple of dim {dim}")
+            }
+            Self::TooManyClusters { clusters } => write!(
+                f,
+                "centroids: {clusters} clusters exceed the largest u32 cluster id"
+            ),
+            Self::NonFiniteCentroid { cluster, component } => write!(
+                f,
+                "centroids: coordinate {component} of cluster {cluster} is not finite"
+            ),
+            Self::SizesLength { len, clusters } => write!(
+                f,
+                "sizes: length {len} differs from the number of clusters {clusters}"
+            ),
+            Self::SizesOverflow => write!(f, "sizes: the total payload bytes overflow u64"),
+            Self::ProbeOffsets { index, reason } => {
+                write!(f, "probe_offsets[{index}]: {reason}")
+            }
+            Self::ProbeOutOfRange {
+                query,
+                id,
+                clusters,
+            } => write!(
+                f,
+                "probes: query {query} probes cluster {id}, but there are only {clusters} clusters"
+            ),
+            Self::MissingQueryLog { layout } => write!(
+                f,
+                "probes: the {layout} layout needs a query log with at least one query"
+            ),
+            Self::OrderLength { len, clusters } => write!(
+                f,
+                "order: length {len} differs from the number of clusters {clusters}"
+            ),
+            Self::NotPermutation { index, id } => write!(
+                f,
+                "order: order[{index}] = {id} is out of range or repeated (order must be a permutation of the cluster ids)"
+            ),
+            Self::InvalidDims { dims, max } => {
+                write!(f, "layout.dims: must be between 1 and {max}, got {dims}")
+            }
+            Self::UnknownLayout { name } => write!(
+                f,
+                "layout: unknown method {name:?} (expected identity, random, pca_1d, pca_zorder, pca_hilbert or spectral)"
+            ),
+        }
+    }
+}
+
+impl std::error::Error for ReorderError {}

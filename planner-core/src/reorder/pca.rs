@@ -1,0 +1,245 @@
+//! Principal component analysis of the centroids: covariance, subspace
+//! iteration with Rayleigh–Ritz, projection.
+
+use super::linalg::{dot, jacobi_eigen, orthonormalize_against};
+use super::random::SplitMix64;
+
+/// Centroids sampled for the covariance: all of them up to this count, else
+/// this many at evenly spaced rows `⌊i·C/S⌋`.
+///
+/// The covariance is the `O(C·d²)` term of PCA; 2048 evenly spaced centroids
+/// estimate the leading directions of a `C = 8192` index well while keeping
+/// the covariance at `2048·d²/2` multiply-adds.
+pub const PCA_SAMPLE: usize = 2048;
+
+/// Extra vectors carried by the subspace iteration beyond the `m` wanted: they
+/// speed convergence from `λ_{m+1}/λ_m` to `λ_{m+p+1}/λ_m` per step.
+const OVERSAMPLE: usize = 4;
+
+/// Subspace iteration stops when every wanted Ritz residual is below this
+/// fraction of the largest eigenvalue, or after [`MAX_ITERATIONS`] steps.
+const TOLERANCE: f64 = 1e-6;
+
+/// Cap on subspace iteration steps (each costs `d²·b` multiply-adds).
+const MAX_ITERATIONS: usize = 300;
+
+/// Seed of the subspace iteration start block (fixed: the result must not
+/// depend on a caller's seed).
+const START_SEED: u64 = 0x5EED_0F_9CA;
+
+/// The projections of the `C` centroids on their `m` leading principal axes.
+///
+/// # Math
+/// With mean `μ` and covariance `Σ = (1/S) Σ_{r∈sample} (x_r − μ)(x_r − μ)ᵀ`,
+/// the axes `u_1..u_m` are the unit eigenvectors of the `m` largest
+/// eigenvalues, found by subspace iteration `V ← orth(Σ V)` on a block of
+/// `b = min(d, m + 4)` vectors followed by Rayleigh–Ritz (Jacobi on `VᵀΣV`).
+/// Each axis' sign is fixed so that its largest-magnitude entry is positive.
+/// Row `i` of the result is `((x_i − μ)·u_1, …, (x_i − μ)·u_m)`.
+///
+/// # Complexity
+/// Time `O(S·d² + I·d²·b + C·d·m)` with `S = min(C, PCA_SAMPLE)` and `I ≤ 300`
+/// iterations; memory `8·(d² + 3·b·d + 2·b² + 2d + C·m)` bytes.
+pub(crate) fn project(centroids: &[f32], dim: usize, m: usize) -> Vec<f64> {
+    let c = centroids.len() / dim;
+    let axes = principal_axes(centroids, dim, m);
+    let mean = mean(centroids, dim);
+    let mut out = vec![0.0; c * m];
+    let mut x = vec![0.0; dim];
+    for (row, proj) in centroids.chunks_exact(dim).zip(out.chunks_exact_mut(m)) {
+        for ((xi, &r), mu) in x.iter_mut().zip(row).zip(&mean) {
+            *xi = f64::from(r) - mu;
+        }
+        for (p, axis) in proj.iter_mut().zip(axes.chunks_exact(dim)) {
+            *p = dot(&x, axis);
+        }
+    }
+    out
+}
+
+fn mean(centroids: &[f32], dim: usize) -> Vec<f64> {
+    let c = centroids.len() / dim;
+    let mut mean = vec![0.0; dim];
+    for row in centroids.chunks_exact(dim) {
+        for (m, &x) in mean.iter_mut().zip(row) {
+            *m += f64::from(x);
+        }
+    }
+    let inv = 1.0 / c as f64;
+    mean.iter_mut().for_each(|m| *m *= inv);
+    mean
+}
+
+/// The rows sampled for the covariance (see [`PCA_SAMPLE`]).
+fn sample_rows(c: usize) -> impl Iterator<Item = usize> {
+    let s = c.min(PCA_SAMPLE);
+    (0..s).map(move |i| i * c / s)
+}
+
+/// `Σ_{r ∈ sample} (x_r − μ)(x_r − μ)ᵀ`, full symmetric `d × d` (the `1/S`
+/// factor does not change eigenvectors and is omitted).
+fn covariance(centroids: &[f32], dim: usize, mean: &[f64]) -> Vec<f64> {
+    let c = centroids.len() / dim;
+    let mut cov = vec![0.0; dim * dim];
+    let mut x = vec![0.0; dim];
+    for r in sample_rows(c) {
+        let row = &centroids[r * dim..(r + 1) * dim];
+        for ((xi, &v), mu) in x.iter_mut().zip(row).zip(mean) {
+            *xi = f64::from(v) - mu;
+        }
+        for i in 0..dim {
+            let xi = x[i];
+            let upper = &mut cov[i * dim + i..(i + 1) * dim];
+            for (cij, &xj) in upper.iter_mut().zip(&x[i..]) {
+                *cij += xi * xj;
+            }
+        }
+    }
+    for i in 0..dim {
+        for j in 0..i {
+            cov[i * dim + j] = cov[j * dim + i];
+        }
+    }
+    cov
+}
+
+/// The `m` leading unit eigenvectors of the centroid covariance, as `m` rows
+/// of length `dim` (see [`project`]). Axes beyond the covariance's rank are
+/// arbitrary unit vectors orthogonal to the others (projections on them are 0
+/// up to rounding).
+pub(crate) fn principal_axes(centroids: &[f32], dim: usize, m: usize) -> Vec<f64> {
+    let mu = mean(centroids, dim);
+    let cov = covariance(centroids, dim, &mu);
+    let b = dim.min(m + OVERSAMPLE);
+    let mut rng = SplitMix64::new(START_SEED);
+    let mut v = vec![0.0; b * dim];
+    fill_orthonormal(&mut v, dim, 0, &mut rng);
+    let mut w = vec![0.0; b * dim];
+    let scale = (0..dim).map(|i| cov[i * dim + i]).sum::<f64>();
+    if scale > 0.0 {
+        for _ in 0..MAX_ITERATIONS {
+            // W = Σ V, and the Ritz residuals of the wanted vectors.
+            let mut worst: f64 = 0.0;
+            for k in 0..b {
+                let vk = &v[k * dim..(k + 1) * dim];
+                let wk = &mut w[k * dim..(k + 1) * dim];
+                for (i, wi) in wk.iter_mut().enumerate() {
+                    *wi = dot(&cov[i * dim..(i + 1) * dim], vk);
+                }
+                if k < m {
+                    let theta = dot(vk, wk);
+                    let mut r2 = 0.0;
+                    for (wi, vi) in wk.iter().zip(vk) {
+                        let d = wi - theta * vi;
+                        r2 += d * d;
+                    }
+                    worst = worst.max(r2.sqrt());
+                }
+            }
+            core::mem::swap(&mut v, &mut w);
+            fill_orthonormal(&mut v, dim, 0, &mut rng);
+            if worst <= TOLERANCE * scale {
+                break;
+            }
+        }
+    }
+    rayleigh_ritz(&cov, dim, &mut v, b);
+    v.truncate(m * dim);
+    for axis in v.chunks_exact_mut(dim) {
+        let lead = axis
+            .iter()
+            .fold(0.0f64, |best, &x| if x.abs() > best.abs() { x } else { best });
+        if lead < 0.0 {
+            axis.iter_mut().for_each(|x| *x = -*x);
+        }
+    }
+    v
+}
+
+/// Orthonormalizes the `b` rows of `v` in order (modified Gram–Schmidt),
+/// replacing rows that collapse (rank deficiency) by fresh random rows.
+fn fill_orthonormal(v: &mut [f64], dim: usize, from: usize, rng: &mut SplitMix64) {
+    let b = v.len() / dim;
+    for k in from..b {
+        let (done, rest) = v.split_at_mut(k * dim);
+        let row = &mut rest[..dim];
+        let mut ok = orthonormalize_against(row, done.chunks_exact(dim));
+        while !ok {
+            row.iter_mut().for_each(|x| *x = rng.symmetric_unit());
+            ok = orthonormalize_against(row, done.chunks_exact(dim));
+        }
+    }
+}
+
+/// Rotates the orthonormal block `v` (`b` rows) to the eigenvectors of
+/// `VᵀΣV`, sorted by decreasing Ritz value (ties by original row).
+fn rayleigh_ritz(cov: &[f64], dim: usize, v: &mut [f64], b: usize) {
+    let mut h = vec![0.0; b * b];
+    let mut sv = vec![0.0; dim];
+    for k in 0..b {
+        let vk = &v[k * dim..(k + 1) * dim];
+        for (i, s) in sv.iter_mut().enumerate() {
+            *s = dot(&cov[i * dim..(i + 1) * dim], vk);
+        }
+        for l in 0..b {
+            h[l * b + k] = dot(&v[l * dim..(l + 1) * dim], &sv);
+        }
+    }
+    // Symmetrize against rounding.
+    for k in 0..b {
+        for l in 0..k {
+            let s = 0.5 * (h[k * b + l] + h[l * b + k]);
+            h[k * b + l] = s;
+            h[l * b + k] = s;
+        }
+    }
+    let mut y = vec![0.0; b * b];
+    jacobi_eigen(&mut h, b, &mut y);
+    let mut idx: Vec<usize> = (0..b).collect();
+    idx.sort_by(|&p, &q| h[q * b + q].total_cmp(&h[p * b + p]).then(p.cmp(&q)));
+    let mut out = vec![0.0; b * dim];
+    for (dst, &k) in out.chunks_exact_mut(dim).zip(&idx) {
+        for (l, &coef) in y[k * b..(k + 1) * b].iter().enumerate() {
+            for (o, x) in dst.iter_mut().zip(&v[l * dim..(l + 1) * dim]) {
+                *o += coef * x;
+            }
+        }
+    }
+    v.copy_from_slice(&out);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn finds_the_dominant_axis_of_a_line() {
+        // Points on the line t·(3, 4)/5 (+ tiny orthogonal noise) in 2-D.
+        let mut pts = Vec::new();
+        for i in 0..50 {
+            let t = i as f32 - 25.0;
+            let e = if i % 2 == 0 { 0.01 } else { -0.01 };
+            pts.extend_from_slice(&[0.6 * t - 0.8 * e, 0.8 * t + 0.6 * e]);
+        }
+        let axes = principal_axes(&pts, 2, 2);
+        assert!((axes[0] - 0.6).abs() < 1e-6 && (axes[1] - 0.8).abs() < 1e-6, "{axes:?}");
+        assert!(dot(&axes[0..2], &axes[2..4]).abs() < 1e-12);
+        let proj = project(&pts, 2, 1);
+        // Projections increase along the line.
+        assert!(proj.windows(2).all(|w| w[0] < w[1]));
+    }
+
+    #[test]
+    fn rank_deficient_input_still_gives_orthonormal_axes() {
+        // Three identical centroids in 5-D: covariance 0.
+        let pts = [1.0f32; 15];
+        let axes = principal_axes(&pts, 5, 3);
+        for i in 0..3 {
+            for j in 0..3 {
+                let d = dot(&axes[i * 5..i * 5 + 5], &axes[j * 5..j * 5 + 5]);
+                let want = if i == j { 1.0 } else { 0.0 };
+                assert!((d - want).abs() < 1e-12);
+            }
+        }
+    }
+}
