@@ -1,5 +1,6 @@
 //! Exact `min W` with every span `≤ Λ` and at most `K_max` groups.
 
+use super::affine::{self, LayerKey};
 use super::{Score, basic, monge, unroll};
 use crate::feasibility::reach;
 use crate::plan::Request;
@@ -13,6 +14,9 @@ pub(crate) struct LayeredWs {
     pub choice: Vec<u32>,
     pub hi: Vec<u32>,
     pub min_groups: Vec<u32>,
+    /// Sliding window of the affine rows.
+    pub queue_col: Vec<u32>,
+    pub queue_key: Vec<LayerKey>,
 }
 
 impl LayeredWs {
@@ -23,6 +27,8 @@ impl LayeredWs {
             choice: vec![0; n * k],
             hi: vec![0; n],
             min_groups: vec![0; n + 1],
+            queue_col: vec![0; n],
+            queue_key: vec![LayerKey::ZERO; n],
         }
     }
 
@@ -92,6 +98,7 @@ pub(crate) fn capped_min_w(
         return None;
     }
     let kk = k_max.min(n);
+    let per_byte = affine::per_byte(sp);
     ws.prev[..=n].fill(Score::INF);
     ws.prev[n] = Score::ZERO;
     let mut prev_first_row = n; // first feasible row of layer k − 1
@@ -113,7 +120,10 @@ pub(crate) fn capped_min_w(
                 col_hi: n - k,
             };
             let choice = &mut ws.choice[(k - 1) * n..k * n];
-            if use_monge {
+            if let Some(b) = per_byte {
+                let queue = (&mut ws.queue_col[..], &mut ws.queue_key[..]);
+                affine::solve_rows(&layer, first_row, last_row, b, &mut ws.cur, choice, queue);
+            } else if use_monge {
                 monge::solve_rows(&layer, first_row, last_row, &mut ws.cur, choice);
             } else {
                 basic::solve_rows(&layer, first_row, last_row, &mut ws.cur, choice);

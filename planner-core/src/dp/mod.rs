@@ -12,6 +12,7 @@
 //! optimal suffixes this yields the lexicographically smallest list of group ends
 //! (DESIGN §2 tie-breaking).
 
+pub(crate) mod affine;
 pub(crate) mod basic;
 pub(crate) mod layered;
 pub(crate) mod monge;

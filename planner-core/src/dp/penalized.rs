@@ -47,6 +47,8 @@ pub(crate) struct PenalizedWs {
     /// Monotone queue: candidate columns and the highest row each one owns.
     pub queue_col: Vec<u32>,
     pub queue_top: Vec<u32>,
+    /// Column keys of the affine sliding window.
+    pub pen_keys: Vec<super::affine::PenKey>,
 }
 
 impl PenalizedWs {
@@ -56,6 +58,7 @@ impl PenalizedWs {
             next: vec![0; n],
             queue_col: vec![0; n],
             queue_top: vec![0; n],
+            pen_keys: vec![super::affine::PenKey::ZERO; n],
         }
     }
 
@@ -69,7 +72,14 @@ impl PenalizedWs {
 /// Candidate `j` seen from row `i`: `t(span(i, j)) + λ + g(j + 1)`, infinite
 /// past the cap.
 #[inline]
-fn value(sp: &Spans<'_>, cap: u64, lambda: f64, g: &[PenScore], i: usize, j: usize) -> PenScore {
+pub(crate) fn value(
+    sp: &Spans<'_>,
+    cap: u64,
+    lambda: f64,
+    g: &[PenScore],
+    i: usize,
+    j: usize,
+) -> PenScore {
     let span = sp.span(i, j);
     if span > cap {
         return PenScore::INF;
@@ -106,6 +116,9 @@ pub(crate) fn solve(
     ws: &mut PenalizedWs,
 ) -> PenScore {
     let n = sp.n();
+    if let Some(b) = super::affine::per_byte(sp) {
+        return super::affine::solve_penalized(sp, cap, lambda, b, ws);
+    }
     ws.g[n] = PenScore::ZERO;
     if !monotone {
         let mut hi = n.saturating_sub(1);
