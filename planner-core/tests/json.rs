@@ -1,0 +1,159 @@
+//! The DESIGN §5 JSON contract: field names, defaults, and errors naming the field.
+
+use planner_core::json::{Instance, PlanJson, plan_json};
+use planner_core::{Method, Surrogate};
+use serde_json::{Value, json};
+
+fn err(doc: Value) -> String {
+    plan_json(&doc.to_string()).unwrap_err().to_string()
+}
+
+fn base() -> Value {
+    json!({"intervals": [[0, 4096], [8192, 4096], [67108864, 4096]], "k_max": 2, "parallelism": 4.0,
+           "surrogate": {"affine": {"fixed_ms": 25.0, "per_mib_ms": 5.0}}, "epsilon": 0.01, "method": "warp"})
+}
+
+#[test]
+fn plan_has_the_contract_fields_in_order() {
+    let out = plan_json(&base().to_string()).unwrap();
+    assert!(out.starts_with(r#"{"groups":[[0,1],[2,2]],"ranges":[[0,12288],[67108864,4096]],"requests":2,"bytes":16384,"overfetch_bytes":4096,"w_ms":"#));
+    let v: Value = serde_json::from_str(&out).unwrap();
+    let keys: Vec<&str> = v.as_object().unwrap().keys().map(String::as_str).collect();
+    let mut sorted = [
+        "groups",
+        "ranges",
+        "requests",
+        "bytes",
+        "overfetch_bytes",
+        "w_ms",
+        "b_ms",
+        "t_ms",
+        "lower_bound_ms",
+    ];
+    sorted.sort_unstable();
+    assert_eq!(keys, sorted); // serde_json's Value map is ordered by key
+    assert!(v["lower_bound_ms"].as_f64().unwrap() <= v["t_ms"].as_f64().unwrap());
+}
+
+#[test]
+fn defaults_and_round_trip() {
+    let mut doc = base();
+    doc.as_object_mut().unwrap().remove("epsilon");
+    doc.as_object_mut().unwrap().remove("method");
+    let inst = Instance::from_value(&doc).unwrap();
+    assert_eq!(inst.epsilon, 0.01);
+    assert_eq!(inst.method, Method::Warp);
+    assert_eq!(Instance::from_value(&inst.to_value()).unwrap(), inst);
+    let mut doc = base();
+    doc["parallelism"] = Value::Null;
+    doc["method"] = json!({"coalesce": {"max_gap": 1048576, "max_span": null}});
+    doc["surrogate"] = json!({"piecewise": [[0, 25.0], [1048576, 30.0]]});
+    let inst = Instance::from_value(&doc).unwrap();
+    assert_eq!(inst.parallelism, None);
+    assert_eq!(
+        inst.method,
+        Method::Coalesce {
+            max_gap: 1 << 20,
+            max_span: None
+        }
+    );
+    assert!(matches!(inst.surrogate, Surrogate::Piecewise(ref p) if p.len() == 2));
+    assert_eq!(Instance::from_value(&inst.to_value()).unwrap(), inst);
+    let out: PlanJson = serde_json::from_str::<Value>(&plan_json(&doc.to_string()).unwrap())
+        .map(|v| PlanJson {
+            groups: serde_json::from_value(v["groups"].clone()).unwrap(),
+            ranges: serde_json::from_value(v["ranges"].clone()).unwrap(),
+            requests: v["requests"].as_u64().unwrap() as usize,
+            bytes: v["bytes"].as_u64().unwrap(),
+            overfetch_bytes: v["overfetch_bytes"].as_u64().unwrap(),
+            w_ms: v["w_ms"].as_f64().unwrap(),
+            b_ms: v["b_ms"].as_f64().unwrap(),
+            t_ms: v["t_ms"].as_f64().unwrap(),
+            lower_bound_ms: v["lower_bound_ms"].as_f64(),
+        })
+        .unwrap();
+    assert_eq!(out.lower_bound_ms, None, "baselines have no lower bound");
+    assert_eq!(out.groups, vec![[0, 1], [2, 2]]);
+}
+
+#[test]
+fn u64_offsets_survive_exactly() {
+    let mut doc = base();
+    doc["intervals"] = json!([
+        [18446744073709551000u64, 100],
+        [18446744073709551200u64, 415]
+    ]);
+    let v: Value = serde_json::from_str(&plan_json(&doc.to_string()).unwrap()).unwrap();
+    assert_eq!(v["ranges"][0][0].as_u64(), Some(18446744073709551000));
+}
+
+#[test]
+fn malformed_documents_name_the_field() {
+    assert!(err(json!([1, 2])).starts_with("$: expected an object"));
+    assert!(
+        plan_json("{")
+            .unwrap_err()
+            .to_string()
+            .starts_with("$: invalid JSON")
+    );
+    let mut d = base();
+    d.as_object_mut().unwrap().remove("k_max");
+    assert_eq!(err(d), "k_max: missing");
+    let mut d = base();
+    d.as_object_mut().unwrap().remove("parallelism");
+    assert_eq!(err(d), "parallelism: missing");
+    let mut d = base();
+    d["intervals"][1] = json!([8192]);
+    assert_eq!(err(d), "intervals[1]: expected [offset, len], got [8192]");
+    let mut d = base();
+    d["intervals"][2] = json!([-5, 10]);
+    assert_eq!(
+        err(d),
+        "intervals[2].offset: expected an unsigned 64-bit integer, got -5"
+    );
+    let mut d = base();
+    d["k_max"] = json!(-1);
+    assert_eq!(err(d), "k_max: expected an unsigned 64-bit integer, got -1");
+    let mut d = base();
+    d["parallelism"] = json!("eight");
+    assert_eq!(err(d), "parallelism: expected a number, got \"eight\"");
+    let mut d = base();
+    d["surrogate"] = json!({"affine": {"fixed_ms": 25.0}});
+    assert_eq!(err(d), "surrogate.affine.per_mib_ms: missing");
+    let mut d = base();
+    d["surrogate"] = json!({"affine": {"fixed_ms": -25.0, "per_mib_ms": 1.0}});
+    assert_eq!(
+        err(d),
+        "surrogate.affine.fixed_ms: must be finite and >= 0, got -25"
+    );
+    let mut d = base();
+    d["surrogate"] = json!({"piecewise": [[0, 5.0], [10, 4.0]]});
+    assert_eq!(
+        err(d),
+        "surrogate.piecewise[1].ms: smaller than the previous breakpoint's ms (the surrogate must be nondecreasing)"
+    );
+    let mut d = base();
+    d["surrogate"] = json!({"piecewise": [[0, 5.0], [0, 6.0]]});
+    assert_eq!(
+        err(d),
+        "surrogate.piecewise[1].bytes: must be larger than the previous breakpoint's bytes"
+    );
+    let mut d = base();
+    d["surrogate"] = json!({"cubic": {}});
+    assert_eq!(
+        err(d),
+        "surrogate: expected the key \"affine\" or \"piecewise\""
+    );
+    let mut d = base();
+    d["method"] = json!("fastest");
+    assert!(err(d).starts_with("method: unknown method \"fastest\""));
+    let mut d = base();
+    d["method"] = json!({"coalesce": {"max_gap": 10, "max_spam": 3}});
+    assert_eq!(err(d), "method.coalesce.max_spam: unknown field");
+    let mut d = base();
+    d["epsilon"] = json!(-1);
+    assert_eq!(err(d), "epsilon: must be a finite number >= 0, got -1");
+    let mut d = base();
+    d["kmax"] = json!(3);
+    assert!(err(d).starts_with("kmax: unknown field"));
+}
