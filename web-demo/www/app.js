@@ -1,0 +1,518 @@
+// WaRP (B, W) frontier explorer: the page around planner-core's wasm-bindgen build.
+//
+// Every plan, figure and frontier vertex comes from the `Explorer` exported by
+// web-demo (Rust). This file only reads controls, draws, and times. Byte offsets
+// are u64: they stay strings here (never JavaScript numbers), except for the
+// drawing coordinates the Rust side hands over as relative doubles.
+
+import init, { Explorer } from '../pkg/web_demo.js';
+
+const $ = (id) => document.getElementById(id);
+
+/** The `auto` frontier runs one exact DP per vertex while n·min(K_max, n) is at
+ * most this (always for n <= 256; about 30 ms at n = 1024, K = 64 in Chromium),
+ * and the Lagrangian evaluation beyond (the exact walk takes ~250 ms at
+ * n = 1024, K = 256). */
+const EXACT_FRONTIER_MAX_NK = 65536;
+/** Largest number of request rows written into the table. */
+const MAX_ROWS = 2000;
+
+let explorer = null;
+let loaded = null; // what Explorer.load returned: {n, settings, first_offset, span, required_bytes, strip}
+let instanceVersion = 0;
+let frontierCache = { key: null, data: null, ms: 0 };
+let renderVersion = 0;
+
+// ---------------------------------------------------------------- generators
+
+/** mulberry32: a small seeded PRNG in [0, 1). */
+function rng(seed) {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+const KIB = 1024;
+const MIB = 1024 * 1024;
+
+/** Log-uniform integer in [lo, hi]. */
+function logUniform(r, lo, hi) {
+  return Math.round(lo * Math.pow(hi / lo, r()));
+}
+
+/**
+ * IVF-like probes: `nlist = 8n` cluster payloads of 64 KiB–1 MiB laid out back
+ * to back; a query probes n distinct clusters; with probability `locality` the
+ * next probe is one of the 3 clusters after the previous one in the layout (a
+ * good reordering), otherwise a uniform random cluster.
+ */
+function genIvf(n, locality, r) {
+  const nlist = Math.max(8 * n, 16);
+  const offset = new Array(nlist);
+  const size = new Array(nlist);
+  let at = 0;
+  for (let c = 0; c < nlist; c++) {
+    offset[c] = at;
+    size[c] = Math.round((logUniform(r, 64 * KIB, MIB)) / 16) * 16;
+    at += size[c];
+  }
+  const chosen = new Set();
+  let prev = Math.floor(r() * nlist);
+  while (chosen.size < n) {
+    let c = r() < locality ? (prev + 1 + Math.floor(r() * 3)) % nlist : Math.floor(r() * nlist);
+    let guard = 0;
+    while (chosen.has(c) && guard++ < nlist) c = (c + 1) % nlist;
+    chosen.add(c);
+    prev = c;
+  }
+  return [...chosen].sort((a, b) => a - b).map((c) => [offset[c], size[c]]);
+}
+
+/** Uniform random: lengths 4 KiB–1 MiB, gaps 0–4 MiB, both uniform. */
+function genUniform(n, r) {
+  const out = [];
+  let at = Math.floor(r() * MIB);
+  for (let i = 0; i < n; i++) {
+    const len = 4 * KIB + Math.floor(r() * (MIB - 4 * KIB));
+    out.push([at, len]);
+    at += len + Math.floor(r() * 4 * MIB);
+  }
+  return out;
+}
+
+/**
+ * Adversarial: lengths log-uniform over 1 B–16 MiB; gaps a mixture of touching
+ * (30%), tiny 1–64 B (40%) and log-uniform up to 1 GiB (30%) — scales differ by
+ * nine orders of magnitude, so no fixed coalescing gap fits.
+ */
+function genAdversarial(n, r) {
+  const out = [];
+  let at = 0;
+  for (let i = 0; i < n; i++) {
+    const len = logUniform(r, 1, 16 * MIB);
+    out.push([at, len]);
+    const u = r();
+    const gap = u < 0.3 ? 0 : u < 0.7 ? 1 + Math.floor(r() * 64) : logUniform(r, 64 * KIB, 1024 * MIB);
+    at += len + gap;
+  }
+  return out;
+}
+
+function generate() {
+  const n = Math.max(1, Math.min(16384, Math.floor(Number($('gen-n').value) || 1)));
+  const seed = Math.floor(Number($('gen-seed').value) || 0);
+  const r = rng(seed * 2654435761 + 12345);
+  const kind = $('gen').value;
+  const intervals = kind === 'ivf' ? genIvf(n, Number($('gen-locality').value), r)
+    : kind === 'uniform' ? genUniform(n, r) : genAdversarial(n, r);
+  const s = settingsText();
+  const text = `{"intervals": ${JSON.stringify(intervals)}, ${s.slice(1)}`;
+  loadText(text, false, `${kind}, n = ${n}, seed ${seed}`);
+}
+
+// ---------------------------------------------------------------- settings
+
+/** The control's text as a JSON number when it is one, else as a JSON string
+ * (which the planner then refuses, naming the field). */
+function num(text) {
+  const t = String(text).trim();
+  return /^-?(0|[1-9]\d*)(\.\d+)?([eE][+-]?\d+)?$/.test(t) ? t : JSON.stringify(t);
+}
+
+/** Unsigned integer text kept verbatim (u64 safe), else a JSON string. */
+function uint(text) {
+  const t = String(text).trim();
+  return /^(0|[1-9]\d*)$/.test(t) ? t : JSON.stringify(t);
+}
+
+function surrogateText() {
+  if ($('sur-affine').checked) {
+    return `{"affine": {"fixed_ms": ${num($('fixed-ms').value)}, "per_mib_ms": ${num($('per-mib-ms').value)}}}`;
+  }
+  const points = $('piecewise').value.split('\n').map((l) => l.trim()).filter((l) => l.length > 0)
+    .map((l) => {
+      const parts = l.split(/[\s,;]+/);
+      return parts.length === 2 ? `[${uint(parts[0])}, ${num(parts[1])}]` : JSON.stringify(l);
+    });
+  return `{"piecewise": [${points.join(', ')}]}`;
+}
+
+function methodText(name) {
+  if (name === 'coalesce') {
+    const span = $('span').value.trim();
+    return `{"coalesce": {"max_gap": ${uint($('gap').value)}, "max_span": ${span === '' ? 'null' : uint(span)}}}`;
+  }
+  return JSON.stringify(name);
+}
+
+function parallelismText() {
+  return $('p-inf').checked ? 'null' : num($('p').value);
+}
+
+/** The settings JSON text (an instance without intervals) from the controls. */
+function settingsText(method = $('method').value) {
+  return `{"k_max": ${uint($('k-max').value)}, "parallelism": ${parallelismText()}, ` +
+    `"surrogate": ${surrogateText()}, "epsilon": ${num($('epsilon').value)}, "method": ${methodText(method)}}`;
+}
+
+/** Sets the controls from Explorer.load's settings (u64s arrive as strings). */
+function setControls(s) {
+  $('k-max').value = s.k_max;
+  if (s.parallelism === null) {
+    $('p-inf').checked = true;
+  } else {
+    $('p-inf').checked = false;
+    $('p').value = String(s.parallelism);
+  }
+  $('epsilon').value = String(s.epsilon);
+  if (s.surrogate.affine) {
+    $('sur-affine').checked = true;
+    $('fixed-ms').value = String(s.surrogate.affine.fixed_ms);
+    $('per-mib-ms').value = String(s.surrogate.affine.per_mib_ms);
+  } else {
+    $('sur-piecewise').checked = true;
+    $('piecewise').value = s.surrogate.piecewise.map(([b, ms]) => `${b} ${ms}`).join('\n');
+  }
+  if (typeof s.method === 'string') {
+    $('method').value = s.method;
+  } else {
+    $('method').value = 'coalesce';
+    $('gap').value = s.method.coalesce.max_gap;
+    $('span').value = s.method.coalesce.max_span ?? '';
+  }
+}
+
+// ---------------------------------------------------------------- loading
+
+function showError(message) {
+  const e = $('error');
+  e.textContent = message;
+  e.hidden = false;
+}
+
+function clearError() {
+  $('error').hidden = true;
+  $('error').textContent = '';
+}
+
+/** Loads instance text into the planner; on success, from a paste, the
+ * controls take the instance's settings. Returns whether it loaded. */
+function loadText(text, fromPaste, label) {
+  let info;
+  try {
+    info = JSON.parse(explorer.load(text));
+  } catch (e) {
+    showError(e.message);
+    document.body.dataset.loadError = String(Number(document.body.dataset.loadError || 0) + 1);
+    return false;
+  }
+  clearError();
+  loaded = info;
+  instanceVersion++;
+  if (fromPaste) setControls(info.settings);
+  $('instance-info').textContent =
+    `${label}: n = ${info.n}, span ${fmtBytes(info.span)}, required ${fmtBytes(info.required_bytes)}`;
+  update();
+  return true;
+}
+
+// ---------------------------------------------------------------- formatting
+
+function fmtBytes(s) {
+  const v = Number(s);
+  const units = ['B', 'KiB', 'MiB', 'GiB', 'TiB', 'PiB', 'EiB'];
+  let u = 0;
+  let x = v;
+  while (x >= 1024 && u < units.length - 1) { x /= 1024; u++; }
+  return u === 0 ? `${s} B` : `${s} B (${x.toFixed(2)} ${units[u]})`;
+}
+
+const fmtMs = (v) => (v === null ? '—' : `${v.toFixed(3)} ms`);
+
+function setFigure(id, value, text) {
+  const el = $(`fig-${id}`);
+  el.dataset.value = value === null ? 'null' : String(value);
+  el.textContent = text;
+}
+
+// ---------------------------------------------------------------- update
+
+/** The frontier depends on the intervals, K_max and the surrogate only (not on
+ * P, ε or the method), so it is recomputed only when one of those changes. */
+function frontierKey(exact, maxPoints) {
+  return JSON.stringify([instanceVersion, $('k-max').value.trim(), surrogateText(), exact, maxPoints]);
+}
+
+/** Plans, computes (or reuses) the frontier and the baselines, and redraws. */
+function update() {
+  if (!loaded) return;
+  const t0 = performance.now();
+  const settings = settingsText();
+  let plan;
+  let planMs;
+  try {
+    const tp = performance.now();
+    plan = JSON.parse(explorer.plan(settings));
+    planMs = performance.now() - tp;
+  } catch (e) {
+    showError(e.message);
+    document.body.dataset.planError = String(Number(document.body.dataset.planError || 0) + 1);
+    return;
+  }
+  clearError();
+  const mode = $('frontier-mode').value;
+  const k = Math.min(Number($('k-max').value) || 1, loaded.n);
+  const exact = mode === 'exact' || (mode === 'auto' && loaded.n * k <= EXACT_FRONTIER_MAX_NK);
+  const maxPoints = Math.max(1, Math.floor(Number($('max-points').value) || 1));
+  const key = frontierKey(exact, maxPoints);
+  if (frontierCache.key !== key) {
+    const tf = performance.now();
+    const data = JSON.parse(explorer.frontier(settings, exact, maxPoints));
+    frontierCache = { key, data, ms: performance.now() - tf, exact };
+  }
+  const baselines = [
+    ['separate', 'separate'],
+    ['lance', 'lance'],
+    ['object_store', 'object_store'],
+    [`coalesce gap=${$('gap').value.trim()}`, 'coalesce'],
+  ].map(([label, m]) => ({ label, ...JSON.parse(explorer.summary(settingsText(m))) }));
+
+  renderFigures(plan, planMs);
+  renderBaselines(baselines);
+  renderGroups(plan);
+  drawChart(frontierCache.data, plan, baselines);
+  drawStrip(plan);
+  $('plan-json').textContent = plan.plan_json;
+  const total = performance.now() - t0;
+  setFigure('update-time', total, `${total.toFixed(2)} ms (control change → redrawn)`);
+  document.body.dataset.version = String(++renderVersion);
+}
+
+function renderFigures(plan, planMs) {
+  const m = $('method').value;
+  setFigure('method', m, m === 'coalesce' ? methodText(m) : m);
+  setFigure('requests', plan.requests, String(plan.requests));
+  setFigure('bytes', plan.bytes, fmtBytes(plan.bytes));
+  setFigure('overfetch_bytes', plan.overfetch_bytes, fmtBytes(plan.overfetch_bytes));
+  setFigure('w_ms', plan.w_ms, fmtMs(plan.w_ms));
+  setFigure('b_ms', plan.b_ms, fmtMs(plan.b_ms));
+  setFigure('t_ms', plan.t_ms, fmtMs(plan.t_ms));
+  setFigure('lower_bound_ms', plan.lower_bound_ms, fmtMs(plan.lower_bound_ms));
+  setFigure('dollars', plan.dollars, `$${plan.dollars.toPrecision(4)}`);
+  setFigure('plan-time', planMs, `${planMs.toFixed(2)} ms`);
+  const f = frontierCache;
+  setFigure('frontier-time', f.ms,
+    `${f.ms.toFixed(2)} ms, ${f.data.points.length} vertices (${f.exact ? 'exact DP' : 'Lagrangian'}` +
+    `${f.data.complete ? '' : ', truncated'})`);
+}
+
+function renderBaselines(baselines) {
+  $('baseline-rows').innerHTML = baselines.map((b) =>
+    `<tr><td>${b.label}</td><td>${b.requests}</td><td>${b.w_ms.toFixed(2)}</td>` +
+    `<td>${b.b_ms.toFixed(2)}</td><td>${b.t_ms.toFixed(2)}</td></tr>`).join('');
+}
+
+function renderGroups(plan) {
+  const rows = [];
+  const shown = Math.min(plan.groups.length, MAX_ROWS);
+  for (let i = 0; i < shown; i++) {
+    const [first, last] = plan.groups[i];
+    const [offset, len] = plan.ranges[i];
+    rows.push(`<tr data-first="${first}" data-last="${last}" data-offset="${offset}" data-len="${len}">` +
+      `<td>${i}</td><td>${first}..=${last}</td><td>${offset}</td><td>${len}</td></tr>`);
+  }
+  $('group-rows').innerHTML = rows.join('');
+  $('groups-count').textContent = String(plan.groups.length);
+  const more = $('groups-more');
+  more.hidden = shown === plan.groups.length;
+  more.textContent = `${plan.groups.length - shown} more requests not listed (see the plan JSON).`;
+}
+
+// ---------------------------------------------------------------- drawing
+
+const CHART = { w: 760, h: 430, left: 64, right: 16, top: 16, bottom: 44 };
+
+/** Lower convex hull (Andrew's monotone chain) of points sorted by x. */
+function lowerHull(pts) {
+  const hull = [];
+  for (const p of pts) {
+    while (hull.length >= 2) {
+      const a = hull[hull.length - 2];
+      const b = hull[hull.length - 1];
+      if ((b.x - a.x) * (p.y - a.y) - (b.y - a.y) * (p.x - a.x) <= 0) hull.pop();
+      else break;
+    }
+    hull.push(p);
+  }
+  return hull;
+}
+
+/** About `count` round tick values covering [lo, hi]. */
+function ticks(lo, hi, count) {
+  const span = hi - lo || 1;
+  const step0 = span / count;
+  const mag = Math.pow(10, Math.floor(Math.log10(step0)));
+  const step = [1, 2, 5, 10].map((m) => m * mag).find((s) => s >= step0);
+  const out = [];
+  for (let v = Math.ceil(lo / step) * step; v <= hi + 1e-9 * span; v += step) out.push(v);
+  return out;
+}
+
+function drawChart(frontier, plan, baselines) {
+  const pts = frontier.points.map((p) => ({ x: p.b_ms, y: p.w_ms, p }));
+  const P = $('p-inf').checked ? Infinity : Number($('p').value);
+  const marks = [{ x: plan.b_ms, y: plan.w_ms }];
+  const fit = $('fit-baselines').checked;
+  const inView = [...pts, ...marks, ...(fit ? baselines.map((b) => ({ x: b.b_ms, y: b.w_ms })) : [])];
+  let [x0, x1, y0, y1] = [Infinity, -Infinity, Infinity, -Infinity];
+  for (const q of inView) {
+    x0 = Math.min(x0, q.x); x1 = Math.max(x1, q.x);
+    y0 = Math.min(y0, q.y); y1 = Math.max(y1, q.y);
+  }
+  if (!Number.isFinite(x0)) { x0 = 0; x1 = 1; y0 = 0; y1 = 1; }
+  const padX = (x1 - x0) * 0.06 || Math.max(1, x0 * 0.05);
+  const padY = (y1 - y0) * 0.06 || Math.max(1, y0 * 0.05);
+  x0 -= padX; x1 += padX; y0 -= padY; y1 += padY;
+  const { w, h, left, right, top, bottom } = CHART;
+  const sx = (x) => left + ((x - x0) / (x1 - x0)) * (w - left - right);
+  const sy = (y) => h - bottom - ((y - y0) / (y1 - y0)) * (h - top - bottom);
+  const clampX = (x) => Math.max(left, Math.min(w - right, x));
+  const clampY = (y) => Math.max(top, Math.min(h - bottom, y));
+  const out = [];
+  out.push(`<rect class="plot" x="${left}" y="${top}" width="${w - left - right}" height="${h - top - bottom}"/>`);
+  for (const t of ticks(x0, x1, 8)) {
+    out.push(`<line class="grid" x1="${sx(t)}" x2="${sx(t)}" y1="${top}" y2="${h - bottom}"/>` +
+      `<text class="tick" x="${sx(t)}" y="${h - bottom + 16}" text-anchor="middle">${+t.toPrecision(6)}</text>`);
+  }
+  for (const t of ticks(y0, y1, 7)) {
+    out.push(`<line class="grid" x1="${left}" x2="${w - right}" y1="${sy(t)}" y2="${sy(t)}"/>` +
+      `<text class="tick" x="${left - 6}" y="${sy(t) + 4}" text-anchor="end">${+t.toPrecision(6)}</text>`);
+  }
+  out.push(`<text class="axis" x="${(left + w - right) / 2}" y="${h - 6}" text-anchor="middle">B = max t(L) (ms)</text>`);
+  out.push(`<text class="axis" transform="translate(14 ${(top + h - bottom) / 2}) rotate(-90)" text-anchor="middle">W = Σ t(L) (ms)</text>`);
+  out.push('<svg x="0" y="0" width="760" height="430" overflow="hidden">');
+  out.push(`<clipPath id="plot-clip"><rect x="${left}" y="${top}" width="${w - left - right}" height="${h - top - bottom}"/></clipPath>`);
+  out.push('<g clip-path="url(#plot-clip)">');
+  // Staircase of the Pareto frontier: plans with B up to the next vertex keep W.
+  if (pts.length > 0) {
+    let d = `M${sx(pts[0].x)},${sy(pts[0].y)}`;
+    for (let i = 1; i < pts.length; i++) d += `H${sx(pts[i].x)}V${sy(pts[i].y)}`;
+    d += `H${sx(x1)}`;
+    out.push(`<path class="stairs" d="${d}"/>`);
+    const hull = lowerHull(pts);
+    out.push(`<polyline class="hull" points="${hull.map((q) => `${sx(q.x)},${sy(q.y)}`).join(' ')}"/>`);
+  }
+  // T_P iso-line through the plan: W/P + (1 − 1/P)·B = T*, i.e. W = P·T* − (P − 1)·B.
+  const tStar = plan.t_ms;
+  if (P === Infinity) {
+    out.push(`<line class="iso" x1="${sx(plan.b_ms)}" x2="${sx(plan.b_ms)}" y1="${top}" y2="${h - bottom}"/>`);
+  } else {
+    const wAt = (b) => P * tStar - (P - 1) * b;
+    out.push(`<line class="iso" x1="${sx(x0)}" y1="${sy(wAt(x0))}" x2="${sx(x1)}" y2="${sy(wAt(x1))}"/>`);
+  }
+  for (const q of pts) {
+    out.push(`<circle class="vertex${q.p.exact ? '' : ' approx'}" cx="${sx(q.x)}" cy="${sy(q.y)}" r="2.6">` +
+      `<title>B ${q.x.toFixed(3)} ms, W ${q.y.toFixed(3)} ms, ${q.p.requests} requests, cap ${q.p.cap} B</title></circle>`);
+  }
+  out.push('</g></svg>');
+  // Baselines: squares, clamped to the border (with their label) when outside the view.
+  baselines.forEach((b, i) => {
+    const cx = clampX(sx(b.b_ms));
+    const cy = clampY(sy(b.w_ms));
+    const outside = cx !== sx(b.b_ms) || cy !== sy(b.w_ms);
+    out.push(`<rect class="baseline b${i}${outside ? ' outside' : ''}" x="${cx - 4}" y="${cy - 4}" width="8" height="8">` +
+      `<title>${b.label}: B ${b.b_ms.toFixed(3)} ms, W ${b.w_ms.toFixed(3)} ms</title></rect>` +
+      `<text class="blabel" x="${Math.min(cx + 7, w - right - 90)}" y="${cy - 6 + 12 * (i % 2)}">${b.label}${outside ? ' ↗' : ''}</text>`);
+  });
+  const px = sx(plan.b_ms);
+  const py = sy(plan.w_ms);
+  out.push(`<circle class="chosen" cx="${px}" cy="${py}" r="6"><title>plan: B ${plan.b_ms} ms, W ${plan.w_ms} ms</title></circle>`);
+  $('chart').innerHTML = out.join('');
+  const pLabel = P === Infinity ? '∞' : String(P);
+  $('chart-caption').textContent =
+    `${pts.length} Pareto vertices (dots; hollow = Lagrangian, not proven W-optimal for its cap), ` +
+    `their lower convex hull (line), the plan (ring) and its T_P iso-line for P = ${pLabel} ` +
+    `(dashed: W/P + (1 − 1/P)·B = ${tStar.toFixed(3)} ms); squares: baselines (they ignore K_max).`;
+}
+
+function drawStrip(plan) {
+  const canvas = $('strip');
+  const ctx = canvas.getContext('2d');
+  const { width, height } = canvas;
+  ctx.clearRect(0, 0, width, height);
+  const span = Number(loaded.span) || 1;
+  const x = (v) => (v / span) * (width - 2) + 1;
+  const wOf = (a, len) => Math.max(1, x(a + len) - x(a));
+  ctx.font = '11px sans-serif';
+  ctx.fillStyle = '#555';
+  ctx.fillText('intervals', 4, 12);
+  ctx.fillText('requests + overfetch', 4, 50);
+  ctx.fillStyle = '#2b6cb0';
+  for (const [a, len] of loaded.strip) ctx.fillRect(x(a), 16, wOf(a, len), 18);
+  // Requests: green bars; their gap bytes (range minus the intervals it covers) red.
+  for (let g = 0; g < plan.strip.length; g++) {
+    const [a, len] = plan.strip[g];
+    ctx.fillStyle = '#2f855a';
+    ctx.fillRect(x(a), 56, wOf(a, len), 14);
+    const [first, last] = plan.groups[g];
+    ctx.fillStyle = '#c53030';
+    let at = a;
+    for (let i = first; i <= last; i++) {
+      const [s, l] = loaded.strip[i];
+      if (s > at) ctx.fillRect(x(at), 72, wOf(at, Math.min(s, a + len) - at), 8);
+      at = Math.max(at, s + l);
+    }
+    if (a + len > at) ctx.fillRect(x(at), 72, wOf(at, a + len - at), 8);
+  }
+  $('strip-span').textContent = `0 … ${fmtBytes(loaded.span)}`;
+}
+
+// ---------------------------------------------------------------- wiring
+
+function downloadInstance() {
+  let text;
+  try {
+    text = explorer.instanceJson(settingsText());
+  } catch (e) {
+    showError(e.message);
+    return;
+  }
+  const a = document.createElement('a');
+  a.href = URL.createObjectURL(new Blob([text], { type: 'application/json' }));
+  a.download = 'instance.json';
+  a.click();
+  URL.revokeObjectURL(a.href);
+}
+
+async function main() {
+  await init();
+  explorer = new Explorer();
+  window.warpExplorer = { explorer, update, settingsText }; // for tests and the console
+  $('generate').addEventListener('click', generate);
+  for (const id of ['gen', 'gen-n', 'gen-seed', 'gen-locality']) $(id).addEventListener('change', generate);
+  $('gen-locality').addEventListener('input', () => {
+    $('gen-locality-out').value = Number($('gen-locality').value).toFixed(2);
+  });
+  $('load').addEventListener('click', () => loadText($('paste').value, true, 'pasted'));
+  $('upload').addEventListener('change', async () => {
+    const file = $('upload').files[0];
+    if (!file) return;
+    const text = await file.text();
+    $('paste').value = text;
+    loadText(text, true, file.name);
+  });
+  for (const id of ['k-max', 'p', 'p-inf', 'epsilon', 'method', 'gap', 'span', 'sur-affine', 'sur-piecewise',
+    'fixed-ms', 'per-mib-ms', 'piecewise', 'frontier-mode', 'max-points', 'fit-baselines']) {
+    $(id).addEventListener('input', update);
+  }
+  $('download').addEventListener('click', downloadInstance);
+  generate();
+  document.body.dataset.ready = 'true';
+}
+
+main().catch((e) => showError(`failed to start: ${e.message}`));
