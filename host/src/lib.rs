@@ -6,4 +6,8 @@
 #![warn(missing_docs)]
 
 pub mod cli;
+pub mod error;
 pub mod formats;
+pub mod ivf;
+pub mod progress;
+pub mod store;

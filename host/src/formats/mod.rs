@@ -80,9 +80,17 @@ fn malformed(path: &Path, reason: impl Into<String>) -> FormatError {
 fn read_vecs<T>(
     path: &Path,
     elem: usize,
+    convert: impl FnMut(&[u8]) -> T,
+) -> Result<(Vec<T>, usize), FormatError> {
+    parse_vecs(path, &read_all(path)?, elem, convert)
+}
+
+fn parse_vecs<T>(
+    path: &Path,
+    bytes: &[u8],
+    elem: usize,
     mut convert: impl FnMut(&[u8]) -> T,
 ) -> Result<(Vec<T>, usize), FormatError> {
-    let bytes = read_all(path)?;
     if bytes.len() < 4 {
         return Err(malformed(path, "file holds no vector"));
     }
@@ -95,7 +103,7 @@ fn read_vecs<T>(
     }
     let dim = dim as usize;
     let record = 4 + dim * elem;
-    if bytes.len() % record != 0 {
+    if !bytes.len().is_multiple_of(record) {
         return Err(malformed(
             path,
             format!(
@@ -154,6 +162,49 @@ pub fn read_ivecs(path: &Path) -> Result<(Vec<i32>, usize), FormatError> {
 /// As [`read_fvecs`].
 pub fn read_bvecs(path: &Path) -> Result<(Vec<f32>, usize), FormatError> {
     read_vecs(path, 1, |b| f32::from(b[0]))
+}
+
+/// Parses `.fvecs` bytes held in memory; `name` labels errors.
+///
+/// # Errors
+/// As [`read_fvecs`] (never [`FormatError::Io`]).
+pub fn fvecs_from_bytes(name: &Path, bytes: &[u8]) -> Result<(Vec<f32>, usize), FormatError> {
+    let (v, dim) = parse_vecs(name, bytes, 4, |b| {
+        f32::from_le_bytes(b.try_into().expect("4 bytes"))
+    })?;
+    check_finite(name, &v, dim)?;
+    Ok((v, dim))
+}
+
+/// Parses `.ivecs` bytes held in memory; `name` labels errors.
+///
+/// # Errors
+/// As [`read_ivecs`] (never [`FormatError::Io`]).
+pub fn ivecs_from_bytes(name: &Path, bytes: &[u8]) -> Result<(Vec<i32>, usize), FormatError> {
+    parse_vecs(name, bytes, 4, |b| {
+        i32::from_le_bytes(b.try_into().expect("4 bytes"))
+    })
+}
+
+/// Encodes row-major `f32` rows of dimension `dim` (`dim >= 1`, dividing
+/// `data.len()`) as `.fvecs` bytes.
+pub fn fvecs_to_bytes(data: &[f32], dim: usize) -> Vec<u8> {
+    let mut out = Vec::with_capacity(data.len() * 4 + data.len() / dim.max(1) * 4);
+    for row in data.chunks_exact(dim.max(1)) {
+        out.extend_from_slice(&(dim as i32).to_le_bytes());
+        out.extend(row.iter().flat_map(|x| x.to_le_bytes()));
+    }
+    out
+}
+
+/// Encodes row-major `i32` rows of dimension `dim` as `.ivecs` bytes.
+pub fn ivecs_to_bytes(data: &[i32], dim: usize) -> Vec<u8> {
+    let mut out = Vec::with_capacity(data.len() * 4 + data.len() / dim.max(1) * 4);
+    for row in data.chunks_exact(dim.max(1)) {
+        out.extend_from_slice(&(dim as i32).to_le_bytes());
+        out.extend(row.iter().flat_map(|x| x.to_le_bytes()));
+    }
+    out
 }
 
 fn check_finite(path: &Path, v: &[f32], dim: usize) -> Result<(), FormatError> {
@@ -311,7 +362,7 @@ fn write_vecs<T: Copy>(
     dim: usize,
     to_bytes: impl Fn(T) -> [u8; 4],
 ) -> Result<(), FormatError> {
-    if dim == 0 || dim > i32::MAX as usize || data.len() % dim != 0 {
+    if dim == 0 || dim > i32::MAX as usize || !data.len().is_multiple_of(dim) {
         return Err(malformed(
             path,
             format!(

@@ -1,0 +1,370 @@
+//! Training an IVF index and writing it to an object store.
+
+use std::time::{SystemTime, UNIX_EPOCH};
+
+use object_store::{ObjectStoreExt, PutPayload};
+use rayon::prelude::*;
+
+use super::distance::nearest;
+use super::kmeans::{self, KMeansParams};
+use super::manifest::{FORMAT_VERSION, IndexKind, ListEntry, MANIFEST, Manifest, ObjectRef};
+use super::pq::ProductQuantizer;
+use crate::error::{Error, Result};
+use crate::formats::{fvecs_to_bytes, ivecs_to_bytes};
+use crate::progress::Progress;
+use crate::store::StoreLocation;
+
+/// How to build an IVF index (names after faiss's `IndexIVF*`).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct IvfBuildParams {
+    /// Clusters. Default 1024.
+    pub nlist: usize,
+    /// `None` for IVF-Flat, `Some(m)` for IVF-PQ with `m` 8-bit
+    /// sub-quantizers. Default `None`.
+    pub pq_m: Option<usize>,
+    /// k-means iterations. Default 10.
+    pub niter: usize,
+    /// Training sample per centroid. Default 64.
+    pub max_points_per_centroid: usize,
+    /// Seed of every random choice. Default 42.
+    pub seed: u64,
+}
+
+impl Default for IvfBuildParams {
+    fn default() -> Self {
+        Self {
+            nlist: 1024,
+            pq_m: None,
+            niter: 10,
+            max_points_per_centroid: 64,
+            seed: 42,
+        }
+    }
+}
+
+/// A trained index, not yet laid out.
+#[derive(Debug, Clone)]
+pub struct TrainedIvf {
+    /// Dimension.
+    pub dim: usize,
+    /// Centroids, `nlist × dim`.
+    pub centroids: Vec<f32>,
+    /// List of every base vector.
+    pub assign: Vec<u32>,
+    /// The product quantizer (IVF-PQ).
+    pub pq: Option<ProductQuantizer>,
+    /// Residual PQ codes, `n × m` (IVF-PQ).
+    pub codes: Option<Vec<u8>>,
+}
+
+impl TrainedIvf {
+    /// Clusters.
+    pub fn nlist(&self) -> usize {
+        self.centroids.len() / self.dim
+    }
+
+    /// Bytes per encoded vector.
+    pub fn code_size(&self) -> usize {
+        self.pq.as_ref().map_or(4 * self.dim, |p| p.m)
+    }
+
+    /// Payload bytes of each list: `count · (code_size + 4)`.
+    pub fn list_sizes(&self) -> Vec<u64> {
+        let mut sizes = vec![0u64; self.nlist()];
+        for &l in &self.assign {
+            sizes[l as usize] += self.code_size() as u64 + 4;
+        }
+        sizes
+    }
+}
+
+/// Trains the coarse quantizer (and the PQ) and encodes the base.
+///
+/// # Errors
+/// [`Error::Input`] for an empty base, `nlist` larger than the base, or a
+/// PQ `m` that does not divide the dimension.
+pub fn train(base: &[f32], dim: usize, params: &IvfBuildParams) -> Result<TrainedIvf> {
+    if dim == 0 || base.is_empty() || !base.len().is_multiple_of(dim) {
+        return Err(Error::input(format!(
+            "the base holds {} values, not a non-empty set of rows of dimension {dim}",
+            base.len()
+        )));
+    }
+    let n = base.len() / dim;
+    if n > u32::MAX as usize {
+        return Err(Error::input(format!("{n} vectors exceed the u32 id space")));
+    }
+    let kp = KMeansParams {
+        niter: params.niter,
+        max_points_per_centroid: params.max_points_per_centroid,
+        ..KMeansParams::new(params.nlist, params.seed)
+    };
+    let centroids = kmeans::train(base, dim, &kp, "k-means")?;
+    let chunk = 65_536 * dim;
+    let bar = Progress::new(base.len().div_ceil(chunk) as u64, "assign");
+    let mut assign = Vec::with_capacity(n);
+    for part in base.chunks(chunk) {
+        assign.extend(nearest(part, &centroids, dim).into_iter().map(|(c, _)| c));
+        bar.inc(1);
+    }
+    bar.finish();
+    let (pq, codes) = match params.pq_m {
+        None => (None, None),
+        Some(m) => {
+            let residual = |i: usize| -> Vec<f32> {
+                let c = assign[i] as usize;
+                base[i * dim..(i + 1) * dim]
+                    .iter()
+                    .zip(&centroids[c * dim..(c + 1) * dim])
+                    .map(|(x, c)| x - c)
+                    .collect()
+            };
+            let step = (n / (256 * 64)).max(1);
+            let sample: Vec<f32> = (0..n).step_by(step).flat_map(residual).collect();
+            let pq = ProductQuantizer::train(&sample, dim, m, params.seed ^ 0x5051)?;
+            let bar = Progress::new(n.div_ceil(65_536) as u64, "PQ encode");
+            let mut codes = vec![0u8; n * m];
+            codes
+                .par_chunks_mut(m)
+                .enumerate()
+                .for_each(|(i, code)| pq.encode(&residual(i), code));
+            bar.inc(n.div_ceil(65_536) as u64);
+            bar.finish();
+            (Some(pq), Some(codes))
+        }
+    };
+    Ok(TrainedIvf {
+        dim,
+        centroids,
+        assign,
+        pq,
+        codes,
+    })
+}
+
+/// Queries and ground truth stored next to an index for `warp bench`.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Workload<'a> {
+    /// Query vectors, `nq × dim`.
+    pub queries: Option<&'a [f32]>,
+    /// Ground-truth ids, `nq × k`, and `k`.
+    pub groundtruth: Option<(&'a [i32], usize)>,
+}
+
+fn f32_bytes(v: &[f32]) -> Vec<u8> {
+    v.iter().flat_map(|x| x.to_le_bytes()).collect()
+}
+
+fn new_build_id(seed: u64) -> String {
+    let nanos = SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map_or(0, |d| d.as_nanos() as u64);
+    let x = nanos ^ seed.rotate_left(17) ^ u64::from(std::process::id()).rotate_left(40);
+    format!("{:016x}", x.wrapping_mul(0x9E37_79B9_7F4A_7C15))
+}
+
+/// Writes a trained index to `loc` with lists in `order`
+/// (`order[position] = list_no`).
+///
+/// Objects are named with a fresh build id; the manifest goes last, so a
+/// failure leaves the previous index (if any) intact and readable. After the
+/// new manifest is written, the previous build's objects are deleted.
+///
+/// # Errors
+/// [`Error::Input`] when `order` is not a permutation of the lists;
+/// [`Error::Store`] when a write fails.
+pub async fn write(
+    loc: &StoreLocation,
+    base: &[f32],
+    trained: &TrainedIvf,
+    order: &[u32],
+    reorder: &str,
+    workload: Workload<'_>,
+) -> Result<Manifest> {
+    let dim = trained.dim;
+    let nlist = trained.nlist();
+    let n = trained.assign.len();
+    let mut seen = vec![false; nlist];
+    if order.len() != nlist
+        || order
+            .iter()
+            .any(|&l| (l as usize) >= nlist || std::mem::replace(&mut seen[l as usize], true))
+    {
+        return Err(Error::input(format!(
+            "cluster order is not a permutation of the {nlist} lists"
+        )));
+    }
+    let code_size = trained.code_size();
+    let mut members: Vec<Vec<u32>> = vec![Vec::new(); nlist];
+    for (i, &l) in trained.assign.iter().enumerate() {
+        members[l as usize].push(i as u32);
+    }
+    let bar = Progress::new(3, "write payload");
+    let blobs: Vec<Vec<u8>> = order
+        .par_iter()
+        .map(|&l| {
+            let ids = &members[l as usize];
+            let mut b = Vec::with_capacity(ids.len() * (code_size + 4));
+            for &i in ids {
+                let i = i as usize;
+                match &trained.codes {
+                    Some(codes) => b.extend_from_slice(&codes[i * code_size..(i + 1) * code_size]),
+                    None => b.extend(
+                        base[i * dim..(i + 1) * dim]
+                            .iter()
+                            .flat_map(|x| x.to_le_bytes()),
+                    ),
+                }
+            }
+            for &i in ids {
+                b.extend_from_slice(&i.to_le_bytes());
+            }
+            b
+        })
+        .collect();
+    let mut lists = vec![
+        ListEntry {
+            offset: 0,
+            len: 0,
+            count: 0,
+            crc32c: 0,
+            first_row: 0
+        };
+        nlist
+    ];
+    let (mut offset, mut row) = (0u64, 0u64);
+    for (&l, blob) in order.iter().zip(&blobs) {
+        let count = members[l as usize].len() as u64;
+        lists[l as usize] = ListEntry {
+            offset,
+            len: blob.len() as u64,
+            count,
+            crc32c: crc32c::crc32c(blob),
+            first_row: row,
+        };
+        offset += blob.len() as u64;
+        row += count;
+    }
+    let payload = blobs.concat();
+    drop(blobs);
+    bar.inc(1);
+
+    let build_id = new_build_id(trained.assign.len() as u64 ^ nlist as u64);
+    let previous = match loc.store.get(&loc.child(MANIFEST)).await {
+        Ok(r) => r
+            .bytes()
+            .await
+            .ok()
+            .and_then(|b| Manifest::from_bytes(&b).ok()),
+        Err(_) => None,
+    };
+    let put = |name: String, bytes: Vec<u8>| async move {
+        let size = bytes.len() as u64;
+        let crc = crc32c::crc32c(&bytes);
+        let path = loc.child(&name);
+        loc.store
+            .put(&path, PutPayload::from(bytes))
+            .await
+            .map_err(|source| Error::Store {
+                op: "put",
+                path: path.to_string(),
+                source,
+            })?;
+        Ok::<_, Error>(ObjectRef {
+            name,
+            size,
+            crc32c: crc,
+        })
+    };
+    let payload_ref = put(format!("payload-{build_id}.bin"), payload).await?;
+    bar.inc(1);
+    let vectors = if trained.pq.is_some() {
+        let mut v = Vec::with_capacity(n * (dim * 4 + 4));
+        for &l in order {
+            for &i in &members[l as usize] {
+                let i = i as usize;
+                let rec = f32_bytes(&base[i * dim..(i + 1) * dim]);
+                let crc = crc32c::crc32c(&rec);
+                v.extend_from_slice(&rec);
+                v.extend_from_slice(&crc.to_le_bytes());
+            }
+        }
+        Some(put(format!("vectors-{build_id}.bin"), v).await?)
+    } else {
+        None
+    };
+    let centroids = put(
+        format!("centroids-{build_id}.bin"),
+        f32_bytes(&trained.centroids),
+    )
+    .await?;
+    let codebooks = match &trained.pq {
+        Some(pq) => Some(
+            put(
+                format!("codebooks-{build_id}.bin"),
+                f32_bytes(&pq.codebooks),
+            )
+            .await?,
+        ),
+        None => None,
+    };
+    let queries = match workload.queries {
+        Some(q) => Some(put(format!("queries-{build_id}.fvecs"), fvecs_to_bytes(q, dim)).await?),
+        None => None,
+    };
+    let groundtruth = match workload.groundtruth {
+        Some((g, k)) => Some(
+            put(
+                format!("groundtruth-{build_id}.ivecs"),
+                ivecs_to_bytes(g, k),
+            )
+            .await?,
+        ),
+        None => None,
+    };
+    let manifest = Manifest {
+        format_version: FORMAT_VERSION,
+        build_id,
+        kind: if trained.pq.is_some() {
+            IndexKind::IvfPq
+        } else {
+            IndexKind::IvfFlat
+        },
+        metric: "l2".into(),
+        dim,
+        n: n as u64,
+        nlist,
+        pq_m: trained.pq.as_ref().map(|p| p.m),
+        code_size,
+        reorder: reorder.to_string(),
+        order: order.to_vec(),
+        lists,
+        payload: payload_ref,
+        centroids,
+        codebooks,
+        vectors,
+        queries,
+        groundtruth,
+    };
+    manifest.validate()?;
+    put(MANIFEST.to_string(), manifest.to_bytes()).await?;
+    bar.inc(1);
+    bar.finish();
+    if let Some(old) = previous
+        && old.build_id != manifest.build_id
+    {
+        let names = [
+            Some(&old.payload),
+            Some(&old.centroids),
+            old.codebooks.as_ref(),
+            old.vectors.as_ref(),
+            old.queries.as_ref(),
+            old.groundtruth.as_ref(),
+        ];
+        for r in names.into_iter().flatten() {
+            // Best effort: a leftover object is garbage, never wrong data.
+            let _ = loc.store.delete(&loc.child(&r.name)).await;
+        }
+    }
+    Ok(manifest)
+}

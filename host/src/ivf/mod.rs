@@ -1,0 +1,20 @@
+//! IVF indexes: k-means, IVF-Flat and IVF-PQ encoding, the on-store layout
+//! and its manifest, and the synthetic SIFT-like generator.
+//!
+//! On the store an index is `manifest.json` (written last; see
+//! [`manifest`]) plus objects named with the build id: the payload (every
+//! inverted list contiguous, lists in the reorder method's order), the
+//! centroids, and for IVF-PQ the codebooks and the raw vectors used by the
+//! rerank.
+
+pub mod build;
+pub mod distance;
+pub mod kmeans;
+pub mod layout;
+pub mod manifest;
+pub mod pq;
+pub mod synthetic;
+
+pub use build::{IvfBuildParams, TrainedIvf, Workload, train, write};
+pub use manifest::{IndexKind, ListEntry, Manifest, ObjectRef};
+pub use pq::ProductQuantizer;

@@ -1,0 +1,148 @@
+//! Product quantization: `m` sub-quantizers of 256 centroids (8 bits) each,
+//! and asymmetric distance computation (ADC) tables.
+
+use rayon::prelude::*;
+
+use super::kmeans::{KMeansParams, train};
+use crate::error::{Error, Result};
+
+/// Centroids per sub-quantizer (8-bit codes).
+pub const KSUB: usize = 256;
+
+/// A trained product quantizer (faiss `ProductQuantizer` with `nbits = 8`).
+#[derive(Debug, Clone, PartialEq)]
+pub struct ProductQuantizer {
+    /// Vector dimension `d`.
+    pub dim: usize,
+    /// Sub-quantizers `m` (`d` must be a multiple of `m`); also the code size
+    /// in bytes.
+    pub m: usize,
+    /// Codebooks, `m × 256 × (d/m)` row-major.
+    pub codebooks: Vec<f32>,
+}
+
+impl ProductQuantizer {
+    /// Sub-vector dimension `d/m`.
+    pub fn dsub(&self) -> usize {
+        self.dim / self.m
+    }
+
+    /// Trains the `m` codebooks on the rows of `data` (`n × dim`), at most
+    /// `256 · 64` rows per codebook.
+    ///
+    /// # Errors
+    /// [`Error::Input`] when `m` is zero or does not divide `dim`, or there
+    /// are fewer than 256 rows.
+    pub fn train(data: &[f32], dim: usize, m: usize, seed: u64) -> Result<Self> {
+        if m == 0 || !dim.is_multiple_of(m) {
+            return Err(Error::input(format!(
+                "--pq-m {m} must be >= 1 and divide the dimension {dim}"
+            )));
+        }
+        let n = data.len() / dim;
+        if n < KSUB {
+            return Err(Error::input(format!(
+                "IVF-PQ needs at least {KSUB} vectors to train its codebooks, got {n}"
+            )));
+        }
+        let dsub = dim / m;
+        let books: Vec<Result<Vec<f32>>> = (0..m)
+            .into_par_iter()
+            .map(|j| {
+                let sub: Vec<f32> = data
+                    .chunks_exact(dim)
+                    .flat_map(|r| &r[j * dsub..(j + 1) * dsub])
+                    .copied()
+                    .collect();
+                train(
+                    &sub,
+                    dsub,
+                    &KMeansParams::new(KSUB, seed ^ (j as u64 + 1)),
+                    "",
+                )
+            })
+            .collect();
+        let mut codebooks = Vec::with_capacity(m * KSUB * dsub);
+        for b in books {
+            codebooks.extend(b?);
+        }
+        Ok(Self { dim, m, codebooks })
+    }
+
+    fn centroid(&self, j: usize, c: usize) -> &[f32] {
+        let dsub = self.dsub();
+        let at = (j * KSUB + c) * dsub;
+        &self.codebooks[at..at + dsub]
+    }
+
+    /// Encodes one vector into `m` bytes.
+    pub fn encode(&self, x: &[f32], code: &mut [u8]) {
+        let dsub = self.dsub();
+        for (j, out) in code.iter_mut().enumerate().take(self.m) {
+            let sub = &x[j * dsub..(j + 1) * dsub];
+            let mut best = (0usize, f32::INFINITY);
+            for c in 0..KSUB {
+                let d = super::distance::l2_sq(sub, self.centroid(j, c));
+                if d < best.1 {
+                    best = (c, d);
+                }
+            }
+            *out = best.0 as u8;
+        }
+    }
+
+    /// The ADC table of `x`: `table[j·256 + c] = ‖x_j − codebook_j[c]‖²`.
+    pub fn adc_table(&self, x: &[f32], table: &mut Vec<f32>) {
+        let dsub = self.dsub();
+        table.clear();
+        for j in 0..self.m {
+            let sub = &x[j * dsub..(j + 1) * dsub];
+            for c in 0..KSUB {
+                table.push(super::distance::l2_sq(sub, self.centroid(j, c)));
+            }
+        }
+    }
+
+    /// The ADC distance of a code given a table from [`Self::adc_table`].
+    #[inline]
+    pub fn adc_distance(table: &[f32], code: &[u8]) -> f32 {
+        code.iter()
+            .enumerate()
+            .map(|(j, &c)| table[j * KSUB + c as usize])
+            .sum()
+    }
+
+    /// Checks a deserialized quantizer's shape.
+    ///
+    /// # Errors
+    /// [`Error::Index`] naming the mismatch.
+    pub fn from_parts(dim: usize, m: usize, codebooks: Vec<f32>) -> Result<Self> {
+        if m == 0 || !dim.is_multiple_of(m) || codebooks.len() != m * KSUB * (dim / m) {
+            return Err(Error::index(format!(
+                "codebooks hold {} floats, expected m = {m} x 256 x d/m for d = {dim}",
+                codebooks.len()
+            )));
+        }
+        Ok(Self { dim, m, codebooks })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn adc_approximates_l2() {
+        let dim = 8;
+        let data: Vec<f32> = (0..600 * dim).map(|i| ((i * 31) % 53) as f32).collect();
+        let pq = ProductQuantizer::train(&data, dim, 4, 1).unwrap();
+        let mut code = vec![0u8; 4];
+        let x = &data[..dim];
+        pq.encode(x, &mut code);
+        let mut table = Vec::new();
+        pq.adc_table(x, &mut table);
+        let d = ProductQuantizer::adc_distance(&table, &code);
+        assert!(d < 50.0, "self-distance {d}");
+        assert!(ProductQuantizer::train(&data, dim, 3, 1).is_err());
+    }
+}
