@@ -331,14 +331,28 @@ pub struct FrontierPoint {
     pub exact: bool,
 }
 
+/// Workspace limit of [`plan_once`]: 1 GiB.
+pub const PLAN_ONCE_WORKSPACE_LIMIT: usize = 1 << 30;
+
 /// Plans one request with a planner sized exactly for it (allocates; for
 /// one-off use — keep a [`Planner`] on a query path).
 ///
 /// # Errors
-/// As [`Planner::plan`].
+/// As [`Planner::plan`], and [`PlanError::CapacityExceeded`] (`what =
+/// "workspace bytes"`) when the instance would need more than
+/// [`PLAN_ONCE_WORKSPACE_LIMIT`] of workspace.
 pub fn plan_once(req: &PlanRequest<'_>) -> Result<(Vec<Request>, PlanSummary), PlanError> {
     let n = req.intervals.len();
-    let mut planner = Planner::new(Capacity::new(n, req.k_max.min(n)))?;
+    let capacity = Capacity::new(n, req.k_max.min(n));
+    let bytes = capacity.workspace_bytes()?;
+    if bytes > PLAN_ONCE_WORKSPACE_LIMIT {
+        return Err(PlanError::CapacityExceeded {
+            what: "workspace bytes",
+            requested: bytes,
+            capacity: PLAN_ONCE_WORKSPACE_LIMIT,
+        });
+    }
+    let mut planner = Planner::new(capacity)?;
     let plan = planner.plan(req)?;
     Ok((plan.requests.to_vec(), plan.summary))
 }

@@ -30,10 +30,12 @@ impl Capacity {
         }
     }
 
-    /// Number of frontier evaluations kept per call: `64·(n + 1)`, enough for
-    /// 64 bisection steps on each of `n + 1` regions.
+    /// Frontier evaluations kept per call: `min(64·(n + 1), 4096)` — 64
+    /// bisection steps per region; past it the search stops with its certified
+    /// lower bound.
     pub const fn max_frontier_evals(&self) -> usize {
-        64 * (self.max_intervals + 1)
+        let e = 64 * (self.max_intervals + 1);
+        if e < 4096 { e } else { 4096 }
     }
 
     /// Request slots: `2n + 16` (the `lance` rule may split one range into pieces).
@@ -43,10 +45,10 @@ impl Capacity {
 
     /// Bytes the workspace occupies, with `N = max_intervals`, `K = min(max_k, N)`:
     ///
-    /// `4·N·K` (layered DP choices) `+ 48·(N+1)` (two DP layers) `+ 8·N + 4`
-    /// (reach tables) `+ 32·(N+1) + 12·N` (penalized DP and its queue)
-    /// `+ 3·24·(2N+16)` (three request buffers) `+ 40·64·(N+1)` (frontier)
-    /// `+ 16·N` (interval bounds), i.e. `Θ(N·K)`.
+    /// at most `4·N·K` (layered DP choices) `+ 256·(N+1)` (DP layers, reach
+    /// tables, sliding windows, penalized DP, bounds) `+ 48·(2N+16)` (two
+    /// request buffers) `+ 40·E` (frontier records, `E` =
+    /// [`max_frontier_evals`](Self::max_frontier_evals)), i.e. `Θ(N·K)`.
     ///
     /// # Errors
     /// [`PlanError::CapacityExceeded`] when the size does not fit in `usize`.
@@ -63,8 +65,9 @@ impl Capacity {
             .and_then(|c| c.checked_mul(4))
             .ok_or_else(overflow)?;
         let linear = (n + 1)
-            .checked_mul(48 + 4 + 32 + 16 + 12 + 4 + 40 * 64)
-            .and_then(|l| l.checked_add(3 * 24 * self.max_requests()))
+            .checked_mul(256)
+            .and_then(|l| l.checked_add(48 * self.max_requests()))
+            .and_then(|l| l.checked_add(40 * self.max_frontier_evals()))
             .ok_or_else(overflow)?;
         table
             .checked_add(linear)
