@@ -59,15 +59,11 @@ pub(crate) fn search(s: &mut Search<'_, '_>, epsilon: f64, mode: Mode) -> f64 {
         if s.ws.evals.last().is_some_and(|e| e.cap == cap) {
             continue;
         }
-        let (ev, max_span) = s
-            .eval(cap, first_inner)
-            .expect("caps >= the min-B cap are feasible");
-        s.ws.evals.push(Eval {
-            cap,
-            lower_bound_w: ev.lower_bound_w,
-            max_span,
-            exact: ev.exact,
-        });
+        // Caps at or above the min-B cap are always feasible.
+        let Some(e) = record(s, cap, first_inner) else {
+            return s.best_t();
+        };
+        s.ws.evals.push(e);
     }
     loop {
         let evals = &s.ws.evals;
@@ -90,32 +86,27 @@ pub(crate) fn search(s: &mut Search<'_, '_>, epsilon: f64, mode: Mode) -> f64 {
             let mid = lo + (e.max_span.saturating_sub(lo)).div_ceil(2);
             (e.max_span > lo && mid != e.cap && evals.len() < evals.capacity()).then_some(mid)
         };
-        if let Some(mid) = split {
-            let (ev, max_span) = s
-                .eval(mid, first_inner)
-                .expect("caps >= the min-B cap are feasible");
-            s.ws.evals.insert(
-                at,
-                Eval {
-                    cap: mid,
-                    lower_bound_w: ev.lower_bound_w,
-                    max_span,
-                    exact: ev.exact,
-                },
-            );
+        let refined = if let Some(mid) = split {
+            record(s, mid, first_inner).map(|r| s.ws.evals.insert(at, r))
         } else if !e.exact && mode == Mode::Auto {
-            let (ev, max_span) = s
-                .eval(e.cap, Inner::Exact)
-                .expect("caps >= the min-B cap are feasible");
-            s.ws.evals[at] = Eval {
-                cap: e.cap,
-                lower_bound_w: ev.lower_bound_w,
-                max_span,
-                exact: true,
-            };
+            record(s, e.cap, Inner::Exact).map(|r| s.ws.evals[at] = r)
         } else {
+            None
+        };
+        if refined.is_none() {
             // Nothing can raise this segment's bound: it is the certified bound.
             return lower.min(best);
         }
     }
+}
+
+/// Evaluates `cap` and returns its segment record.
+fn record(s: &mut Search<'_, '_>, cap: u64, inner: Inner) -> Option<Eval> {
+    let (ev, max_span) = s.eval(cap, inner)?;
+    Some(Eval {
+        cap,
+        lower_bound_w: ev.lower_bound_w,
+        max_span,
+        exact: ev.exact,
+    })
 }
