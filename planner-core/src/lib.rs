@@ -85,6 +85,7 @@ mod method;
 mod objective;
 mod plan;
 mod planner;
+pub mod reorder;
 mod search;
 mod spans;
 mod surrogate;

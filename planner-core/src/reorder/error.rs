@@ -2,13 +2,15 @@
 
 use core::fmt;
 
+use crate::PlanError;
+
 /// Why a reordering or gap computation was refused.
 ///
 /// Every variant names the offending input field ([`ReorderError::field`]) and
 /// its [`Display`](fmt::Display) is the single line the `warp reorder` CLI
 /// prints. No input makes the reordering code panic: anything it cannot handle
 /// is one of these.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
 pub enum ReorderError {
     /// `dim` is zero.
@@ -89,11 +91,15 @@ pub enum ReorderError {
         /// The name given.
         name: String,
     },
+    /// Planning a query of the log failed (invalid planner settings in
+    /// [`plan_log`](crate::reorder::plan_log)).
+    Plan(PlanError),
 }
 
 impl ReorderError {
     /// The input field the error is about: `dim`, `centroids`, `sizes`,
-    /// `probes`, `probe_offsets`, `order`, `layout.dims` or `layout`.
+    /// `probes`, `probe_offsets`, `order`, `layout.dims`, `layout` or `plan`
+    /// (whose message names the planner field).
     pub fn field(&self) -> &str {
         match self {
             Self::ZeroDim => "dim",
@@ -106,6 +112,7 @@ impl ReorderError {
             Self::OrderLength { .. } | Self::NotPermutation { .. } => "order",
             Self::InvalidDims { .. } => "layout.dims",
             Self::UnknownLayout { .. } => "layout",
+            Self::Plan(_) => "plan",
         }
     }
 }
@@ -160,6 +167,7 @@ impl fmt::Display for ReorderError {
                 f,
                 "layout: unknown method {name:?} (expected identity, random, pca_1d, pca_zorder, pca_hilbert or spectral)"
             ),
+            Self::Plan(e) => write!(f, "{e}"),
         }
     }
 }

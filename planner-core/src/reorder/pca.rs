@@ -25,7 +25,7 @@ const MAX_ITERATIONS: usize = 300;
 
 /// Seed of the subspace iteration start block (fixed: the result must not
 /// depend on a caller's seed).
-const START_SEED: u64 = 0x5EED_0F_9CA;
+const START_SEED: u64 = 0x0005_EED0_F9CA;
 
 /// The projections of the `C` centroids on their `m` leading principal axes.
 ///
@@ -146,9 +146,10 @@ pub(crate) fn principal_axes(centroids: &[f32], dim: usize, m: usize) -> Vec<f64
     rayleigh_ritz(&cov, dim, &mut v, b);
     v.truncate(m * dim);
     for axis in v.chunks_exact_mut(dim) {
-        let lead = axis
-            .iter()
-            .fold(0.0f64, |best, &x| if x.abs() > best.abs() { x } else { best });
+        let lead = axis.iter().fold(
+            0.0f64,
+            |best, &x| if x.abs() > best.abs() { x } else { best },
+        );
         if lead < 0.0 {
             axis.iter_mut().for_each(|x| *x = -*x);
         }
@@ -222,7 +223,11 @@ mod tests {
             pts.extend_from_slice(&[0.6 * t - 0.8 * e, 0.8 * t + 0.6 * e]);
         }
         let axes = principal_axes(&pts, 2, 2);
-        assert!((axes[0] - 0.6).abs() < 1e-6 && (axes[1] - 0.8).abs() < 1e-6, "{axes:?}");
+        // The ±0.01 noise tilts the axis by about 2e-5.
+        assert!(
+            (axes[0] - 0.6).abs() < 1e-4 && (axes[1] - 0.8).abs() < 1e-4,
+            "{axes:?}"
+        );
         assert!(dot(&axes[0..2], &axes[2..4]).abs() < 1e-12);
         let proj = project(&pts, 2, 1);
         // Projections increase along the line.
