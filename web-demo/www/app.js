@@ -14,8 +14,11 @@ const $ = (id) => document.getElementById(id);
  * and the Lagrangian evaluation beyond (the exact walk takes ~250 ms at
  * n = 1024, K = 256). */
 const EXACT_FRONTIER_MAX_NK = 65536;
-/** Largest number of request rows written into the table. */
-const MAX_ROWS = 2000;
+/** Request rows written into the table until "show all" is pressed (a long
+ * table costs more layout than the rest of the redraw). */
+const MAX_ROWS = 256;
+let showAllRows = false;
+let lastPlan = null;
 
 let explorer = null;
 let loaded = null; // what Explorer.load returned: {n, settings, first_offset, span, required_bytes, strip}
@@ -319,7 +322,8 @@ function renderBaselines(baselines) {
 
 function renderGroups(plan) {
   const rows = [];
-  const shown = Math.min(plan.groups.length, MAX_ROWS);
+  lastPlan = plan;
+  const shown = showAllRows ? plan.groups.length : Math.min(plan.groups.length, MAX_ROWS);
   for (let i = 0; i < shown; i++) {
     const [first, last] = plan.groups[i];
     const [offset, len] = plan.ranges[i];
@@ -330,7 +334,7 @@ function renderGroups(plan) {
   $('groups-count').textContent = String(plan.groups.length);
   const more = $('groups-more');
   more.hidden = shown === plan.groups.length;
-  more.textContent = `${plan.groups.length - shown} more requests not listed (see the plan JSON).`;
+  $('groups-more-count').textContent = String(plan.groups.length - shown);
 }
 
 // ---------------------------------------------------------------- drawing
@@ -415,29 +419,70 @@ function drawChart(frontier, plan, baselines) {
     const wAt = (b) => P * tStar - (P - 1) * b;
     out.push(`<line class="iso" x1="${sx(x0)}" y1="${sy(wAt(x0))}" x2="${sx(x1)}" y2="${sy(wAt(x1))}"/>`);
   }
-  for (const q of pts) {
-    out.push(`<circle class="vertex${q.p.exact ? '' : ' approx'}" cx="${sx(q.x)}" cy="${sy(q.y)}" r="2.6">` +
-      `<title>B ${q.x.toFixed(3)} ms, W ${q.y.toFixed(3)} ms, ${q.p.requests} requests, cap ${q.p.cap} B</title></circle>`);
-  }
+  // All vertices as two paths (exact, Lagrangian) rather than one element each:
+  // ~1000 vertices at n = 1024 would otherwise dominate the redraw.
+  const r = 2.6;
+  const dots = (list) => list.map((q) => `M${(sx(q.x) - r).toFixed(1)},${sy(q.y).toFixed(1)}` +
+    `a${r},${r} 0 1,0 ${2 * r},0a${r},${r} 0 1,0 ${-2 * r},0`).join('');
+  const exactPts = pts.filter((q) => q.p.exact);
+  const approxPts = pts.filter((q) => !q.p.exact);
+  out.push(`<path class="vertex" data-count="${exactPts.length}" d="${dots(exactPts)}"/>`);
+  out.push(`<path class="vertex approx" data-count="${approxPts.length}" d="${dots(approxPts)}"/>`);
   out.push('</g></svg>');
-  // Baselines: squares, clamped to the border (with their label) when outside the view.
+  hoverPoints = pts.map((q) => ({ x: sx(q.x), y: sy(q.y), p: q.p }));
+  // Baselines: squares, clamped to the border (dashed) when outside the view;
+  // labels move down until they overlap no earlier one.
+  const placed = [];
   baselines.forEach((b, i) => {
     const cx = clampX(sx(b.b_ms));
     const cy = clampY(sy(b.w_ms));
     const outside = cx !== sx(b.b_ms) || cy !== sy(b.w_ms);
+    const label = `${b.label}${outside ? ' (outside)' : ''}`;
+    const lw = 6.2 * label.length;
+    const lx = Math.min(cx + 7, w - right - lw);
+    let ly = cy + 4;
+    while (placed.some((q) => Math.abs(q.y - ly) < 12 && lx < q.x + q.w && q.x < lx + lw)) ly += 12;
+    placed.push({ x: lx, y: ly, w: lw });
     out.push(`<rect class="baseline b${i}${outside ? ' outside' : ''}" x="${cx - 4}" y="${cy - 4}" width="8" height="8">` +
       `<title>${b.label}: B ${b.b_ms.toFixed(3)} ms, W ${b.w_ms.toFixed(3)} ms</title></rect>` +
-      `<text class="blabel" x="${Math.min(cx + 7, w - right - 90)}" y="${cy - 6 + 12 * (i % 2)}">${b.label}${outside ? ' ↗' : ''}</text>`);
+      `<text class="blabel" x="${lx}" y="${ly}">${label}</text>`);
   });
   const px = sx(plan.b_ms);
   const py = sy(plan.w_ms);
   out.push(`<circle class="chosen" cx="${px}" cy="${py}" r="6"><title>plan: B ${plan.b_ms} ms, W ${plan.w_ms} ms</title></circle>`);
+  out.push('<g id="hover"></g>');
   $('chart').innerHTML = out.join('');
   const pLabel = P === Infinity ? '∞' : String(P);
   $('chart-caption').textContent =
     `${pts.length} Pareto vertices (dots; hollow = Lagrangian, not proven W-optimal for its cap), ` +
     `their lower convex hull (line), the plan (ring) and its T_P iso-line for P = ${pLabel} ` +
     `(dashed: W/P + (1 − 1/P)·B = ${tStar.toFixed(3)} ms); squares: baselines (they ignore K_max).`;
+}
+
+/** Chart coordinates of the drawn vertices, for the hover read-out. */
+let hoverPoints = [];
+
+/** Shows the vertex nearest the pointer (within 10 px): B, W, requests, cap. */
+function hover(event) {
+  const svg = $('chart');
+  const g = document.getElementById('hover');
+  if (!g) return;
+  const m = svg.getScreenCTM();
+  if (!m) return;
+  const pt = new DOMPoint(event.clientX, event.clientY).matrixTransform(m.inverse());
+  let best = null;
+  let bestD = 100;
+  for (const q of hoverPoints) {
+    const d = (q.x - pt.x) ** 2 + (q.y - pt.y) ** 2;
+    if (d < bestD) { bestD = d; best = q; }
+  }
+  if (!best) { g.innerHTML = ''; return; }
+  const p = best.p;
+  const text = `B ${p.b_ms.toFixed(3)} ms · W ${p.w_ms.toFixed(3)} ms · ${p.requests} requests · ` +
+    `longest ${p.cap} B${p.exact ? '' : ' (Lagrangian)'}`;
+  const x = Math.min(best.x + 8, CHART.w - CHART.right - 7 * text.length);
+  g.innerHTML = `<circle class="hovered" cx="${best.x}" cy="${best.y}" r="5"/>` +
+    `<text class="hovertext" x="${Math.max(CHART.left + 4, x)}" y="${Math.max(CHART.top + 12, best.y - 10)}">${text}</text>`;
 }
 
 function drawStrip(plan) {
@@ -511,6 +556,11 @@ async function main() {
     $(id).addEventListener('input', update);
   }
   $('download').addEventListener('click', downloadInstance);
+  $('chart').addEventListener('mousemove', hover);
+  $('show-all').addEventListener('click', () => {
+    showAllRows = true;
+    if (lastPlan) renderGroups(lastPlan);
+  });
   generate();
   document.body.dataset.ready = 'true';
 }

@@ -1,0 +1,304 @@
+// Headless-Chromium tests of the WaRP frontier explorer (web-demo/www).
+//
+// Playwright drives Debian's /usr/bin/chromium with a fresh profile; the page
+// is served from web-demo/ on 127.0.0.1. The golden vectors of tests/vectors
+// (shared with the native and the component runtimes) are pasted, uploaded, or
+// reproduced by changing the controls, and the plan the page displays must be
+// the vector's `expected` plan: same groups and ranges, same u64 figures, and
+// bit-identical doubles.
+//
+// Run: `npm ci && node --test tests/` in web-demo/ after `./serve.sh --build`.
+// UPDATE_SCREENSHOT=1 rewrites web-demo/screenshot.png.
+
+import { after, before, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { chromium } from 'playwright-core';
+import { serve } from './server.js';
+
+const here = dirname(fileURLToPath(import.meta.url));
+const demo = dirname(here);
+const vectorsDir = join(demo, '..', 'tests', 'vectors');
+const CHROMIUM = process.env.CHROMIUM ?? '/usr/bin/chromium';
+
+/** JSON.parse that keeps integers of 16+ digits (possibly above 2^53) as strings. */
+function parseExact(text) {
+  return JSON.parse(text.replace(/([[,:]\s*)(\d{16,})(?=\s*[,\]}])/g, '$1"$2"'));
+}
+
+const vectors = readdirSync(vectorsDir)
+  .filter((f) => f.endsWith('.json'))
+  .sort()
+  .map((f) => {
+    const text = readFileSync(join(vectorsDir, f), 'utf8');
+    return { file: f, text, doc: parseExact(text) };
+  });
+const planVectors = vectors.filter((v) => !('error' in v.doc.expected));
+const errorVectors = vectors.filter((v) => 'error' in v.doc.expected);
+
+let server;
+let context;
+let page;
+let profile;
+
+before(async () => {
+  assert.ok(planVectors.length >= 10, `expected golden vectors in ${vectorsDir}`);
+  server = await serve(demo);
+  profile = mkdtempSync(join(tmpdir(), 'warp-web-demo-'));
+  context = await chromium.launchPersistentContext(profile, {
+    executablePath: CHROMIUM,
+    headless: true,
+    viewport: { width: 1280, height: 1000 },
+    args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
+      '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+  });
+  page = await context.newPage();
+  const problems = [];
+  page.on('pageerror', (e) => problems.push(e.message));
+  await page.goto(`${server.url}/www/index.html`);
+  await page.waitForSelector('body[data-ready=true]', { timeout: 30_000 });
+  assert.deepEqual(problems, []);
+});
+
+after(async () => {
+  await context?.close();
+  await server?.close();
+  if (profile) rmSync(profile, { recursive: true, force: true });
+});
+
+/** Runs `action` and waits until the page redrew (data-version) or showed an error. */
+async function settle(action) {
+  const mark = await page.evaluate(() => ({
+    version: document.body.dataset.version ?? '',
+    loadError: document.body.dataset.loadError ?? '',
+    planError: document.body.dataset.planError ?? '',
+  }));
+  await action();
+  await page.waitForFunction((m) => document.body.dataset.version !== m.version
+    || (document.body.dataset.loadError ?? '') !== m.loadError
+    || (document.body.dataset.planError ?? '') !== m.planError, mark, { timeout: 30_000 });
+}
+
+/** Pastes `text` into the instance box and presses Load. */
+async function paste(text) {
+  await page.fill('#paste', text);
+  await settle(() => page.click('#load'));
+}
+
+/** The plan as displayed: request rows, figure cells, and the plan JSON block. */
+async function displayed() {
+  return page.evaluate(() => {
+    const rows = [...document.querySelectorAll('#group-rows tr')];
+    const fig = (id) => document.getElementById(`fig-${id}`).dataset.value;
+    return {
+      error: document.getElementById('error').hidden ? null : document.getElementById('error').textContent,
+      groups: rows.map((r) => [Number(r.dataset.first), Number(r.dataset.last)]),
+      ranges: rows.map((r) => [r.dataset.offset, r.dataset.len]),
+      requests: fig('requests'),
+      bytes: fig('bytes'),
+      overfetch_bytes: fig('overfetch_bytes'),
+      w_ms: fig('w_ms'),
+      b_ms: fig('b_ms'),
+      t_ms: fig('t_ms'),
+      lower_bound_ms: fig('lower_bound_ms'),
+      dollars: fig('dollars'),
+      planJson: document.getElementById('plan-json').textContent,
+    };
+  });
+}
+
+/** Asserts the displayed plan is `expected` (a DESIGN §5 plan), bit for bit. */
+function assertPlan(shown, expected, label) {
+  assert.equal(shown.error, null, `${label}: error shown`);
+  assert.deepEqual(shown.groups, expected.groups, `${label}: groups`);
+  assert.deepEqual(shown.ranges, expected.ranges.map(([o, l]) => [String(o), String(l)]), `${label}: ranges`);
+  assert.equal(Number(shown.requests), expected.requests, `${label}: requests`);
+  assert.equal(shown.bytes, String(expected.bytes), `${label}: bytes`);
+  assert.equal(shown.overfetch_bytes, String(expected.overfetch_bytes), `${label}: overfetch`);
+  for (const k of ['w_ms', 'b_ms', 't_ms']) {
+    assert.ok(Object.is(Number(shown[k]), expected[k]), `${label}: ${k} ${shown[k]} != ${expected[k]}`);
+  }
+  if (expected.lower_bound_ms === null) {
+    assert.equal(shown.lower_bound_ms, 'null', `${label}: lower bound`);
+  } else {
+    assert.ok(Object.is(Number(shown.lower_bound_ms), expected.lower_bound_ms),
+      `${label}: lower bound ${shown.lower_bound_ms} != ${expected.lower_bound_ms}`);
+  }
+  // S3 GET price: $0.0004 per 1,000 requests, no transfer charge.
+  assert.ok(Math.abs(Number(shown.dollars) - expected.requests * 0.0004 / 1000) < 1e-15, `${label}: dollars`);
+  assert.deepEqual(parseExact(shown.planJson), expected, `${label}: plan JSON`);
+}
+
+test('pasted golden vectors display their expected plans', { timeout: 300_000 }, async () => {
+  const methods = new Set();
+  for (const v of planVectors) {
+    await paste(v.text);
+    assertPlan(await displayed(), v.doc.expected, v.file);
+    const m = v.doc.instance.method ?? 'warp';
+    methods.add(typeof m === 'string' ? m : Object.keys(m)[0]);
+    const shownMethod = await page.getAttribute('#fig-method', 'data-value');
+    assert.equal(shownMethod, typeof m === 'string' ? m : 'coalesce', `${v.file}: method control`);
+  }
+  // Every method of the JSON contract went through the page.
+  for (const m of ['warp', 'exact', 'frontier', 'lagrangian', 'min_w', 'min_b', 'separate', 'lance',
+    'object_store', 'coalesce']) {
+    assert.ok(methods.has(m), `no golden vector with method ${m}`);
+  }
+});
+
+test('an uploaded vector file displays its expected plan', { timeout: 60_000 }, async () => {
+  const v = planVectors.find((x) => x.file.startsWith('near_u64_max')) ?? planVectors[0];
+  await settle(() => page.setInputFiles('#upload', join(vectorsDir, v.file)));
+  assertPlan(await displayed(), v.doc.expected, `upload ${v.file}`);
+});
+
+/** Sets the page's controls to `inst`'s settings through the UI. */
+async function setControls(inst) {
+  await page.fill('#k-max', String(inst.k_max));
+  if (inst.parallelism === null) {
+    await page.check('#p-inf');
+  } else {
+    await page.uncheck('#p-inf');
+    await page.fill('#p', String(inst.parallelism));
+  }
+  await page.fill('#epsilon', String(inst.epsilon ?? 0.01));
+  if (inst.surrogate.affine) {
+    await page.check('#sur-affine');
+    await page.fill('#fixed-ms', String(inst.surrogate.affine.fixed_ms));
+    await page.fill('#per-mib-ms', String(inst.surrogate.affine.per_mib_ms));
+  } else {
+    await page.check('#sur-piecewise');
+    await page.fill('#piecewise', inst.surrogate.piecewise.map(([b, ms]) => `${b} ${ms}`).join('\n'));
+  }
+  const m = inst.method ?? 'warp';
+  if (typeof m === 'string') {
+    await page.selectOption('#method', m);
+  } else {
+    await page.fill('#gap', String(m.coalesce.max_gap));
+    await page.fill('#span', m.coalesce.max_span === null ? '' : String(m.coalesce.max_span));
+    await page.selectOption('#method', 'coalesce');
+  }
+  // Every control fires `input`, which replans synchronously; one more
+  // explicit redraw makes the final state certain.
+  await settle(() => page.evaluate(() => window.warpExplorer.update()));
+}
+
+test('changing the controls reproduces the sibling vectors of a pasted instance', { timeout: 300_000 }, async () => {
+  const families = new Map();
+  for (const v of planVectors) {
+    const key = JSON.stringify(v.doc.instance.intervals);
+    if (!families.has(key)) families.set(key, []);
+    families.get(key).push(v);
+  }
+  let checked = 0;
+  for (const members of families.values()) {
+    if (members.length < 2) continue;
+    await paste(members[0].text);
+    for (const v of members.slice(1)) {
+      await setControls(v.doc.instance);
+      assertPlan(await displayed(), v.doc.expected, `controls → ${v.file} (loaded ${members[0].file})`);
+      checked++;
+    }
+  }
+  assert.ok(checked >= 20, `only ${checked} sibling vectors checked`);
+});
+
+test('a bad paste shows the planner\'s one-line error and keeps the plan', { timeout: 120_000 }, async () => {
+  const good = planVectors.find((v) => v.file === 'method_warp.json') ?? planVectors[0];
+  await paste(good.text);
+  for (const v of errorVectors) {
+    await paste(v.text);
+    const shown = await displayed();
+    assert.equal(shown.error, v.doc.expected.error, v.file);
+    // The previous instance and its plan stay on screen.
+    assert.deepEqual(shown.groups, good.doc.expected.groups, `${v.file}: previous plan kept`);
+  }
+  await paste('{"intervals": [[0, 10], [5, 1]');
+  assert.match((await displayed()).error, /^\$: invalid JSON/);
+  // A bad control value: the planner names the field.
+  await paste(good.text);
+  await settle(() => page.fill('#k-max', '0'));
+  assert.match((await displayed()).error, /^k_max/);
+  await settle(() => page.fill('#k-max', '4'));
+  assert.equal((await displayed()).error, null);
+  await settle(() => page.fill('#p', '0.5'));
+  assert.match((await displayed()).error, /^parallelism/);
+  await settle(() => page.fill('#p', '8'));
+  await settle(() => page.check('#sur-piecewise'));
+  await settle(() => page.fill('#piecewise', '1024 25\nabc'));
+  assert.match((await displayed()).error, /^surrogate\.piecewise\[1\]/);
+  await settle(() => page.fill('#piecewise', '1024 25\n512 30'));
+  assert.match((await displayed()).error, /^surrogate\.piecewise/);
+  await settle(() => page.check('#sur-affine'));
+  assert.equal((await displayed()).error, null);
+});
+
+test('n = 1024: a control change redraws the frontier within 100 ms', { timeout: 300_000 }, async () => {
+  await page.selectOption('#gen', 'ivf');
+  await page.fill('#gen-n', '1024');
+  await page.selectOption('#frontier-mode', 'auto');
+  await page.selectOption('#method', 'warp');
+  await page.fill('#k-max', '16');
+  await page.uncheck('#p-inf');
+  await page.fill('#p', '8');
+  await page.check('#sur-affine');
+  await page.fill('#fixed-ms', '25');
+  await page.fill('#per-mib-ms', '5');
+  await page.fill('#epsilon', '0.01');
+  await settle(() => page.dispatchEvent('#gen-n', 'change'));
+  assert.equal(await page.evaluate(() => window.warpExplorer.explorer.n), 1024);
+  const times = [];
+  const report = [];
+  // K_max changes recompute the frontier (P changes reuse it).
+  for (const k of [8, 16, 32, 64, 128, 256, 512, 1024, 16, 48]) {
+    const ms = await page.evaluate(async (value) => {
+      const el = document.getElementById('k-max');
+      const t0 = performance.now();
+      el.value = String(value);
+      el.dispatchEvent(new Event('input'));
+      // Until the frame with the new drawing has been produced.
+      await new Promise((r) => requestAnimationFrame(() => setTimeout(r, 0)));
+      return performance.now() - t0;
+    }, k);
+    const frontier = await page.textContent('#fig-frontier-time');
+    assert.equal((await displayed()).error, null);
+    assert.ok(Number(await page.getAttribute('#fig-requests', 'data-value')) <= k);
+    times.push(ms);
+    report.push(`K_max=${k}: ${ms.toFixed(1)} ms (frontier ${frontier})`);
+  }
+  const sorted = [...times].sort((a, b) => a - b);
+  const median = sorted[Math.floor(sorted.length / 2)];
+  console.log(`redraw at n = 1024 (control change → next frame):\n  ${report.join('\n  ')}\n` +
+    `  median ${median.toFixed(1)} ms, max ${sorted[sorted.length - 1].toFixed(1)} ms`);
+  assert.ok(median <= 100, `median redraw ${median.toFixed(1)} ms > 100 ms`);
+  // The chart holds the frontier vertices, the hull, the iso-line and the plan.
+  const counts = await page.evaluate(() => ({
+    vertices: [...document.querySelectorAll('#chart path.vertex')]
+      .reduce((sum, e) => sum + Number(e.dataset.count), 0),
+    hull: document.querySelectorAll('#chart polyline.hull').length,
+    iso: document.querySelectorAll('#chart line.iso').length,
+    chosen: document.querySelectorAll('#chart circle.chosen').length,
+    baselines: document.querySelectorAll('#chart rect.baseline').length,
+  }));
+  assert.ok(counts.vertices >= 2, JSON.stringify(counts));
+  assert.deepEqual([counts.hull, counts.iso, counts.chosen, counts.baselines], [1, 1, 1, 4]);
+});
+
+test('screenshot of the page', { timeout: 60_000 }, async () => {
+  // A fresh page in its default state: IVF probes, n = 256, K_max = 16, P = 8.
+  const fresh = await context.newPage();
+  await fresh.goto(`${server.url}/www/index.html`);
+  await fresh.waitForSelector('body[data-ready=true]', { timeout: 30_000 });
+  assert.equal(await fresh.isHidden('#error'), true);
+  // Hover the plan's vertex to show the read-out.
+  const ring = await fresh.locator('#chart circle.chosen').boundingBox();
+  await fresh.mouse.move(ring.x + ring.width / 2, ring.y + ring.height / 2);
+  await fresh.waitForSelector('#hover text');
+  const path = process.env.UPDATE_SCREENSHOT ? join(demo, 'screenshot.png') : join(profile, 'screenshot.png');
+  await fresh.screenshot({ path, fullPage: false });
+  await fresh.close();
+  assert.ok(statSync(path).size > 20_000, 'screenshot too small');
+});
