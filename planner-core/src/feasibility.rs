@@ -18,17 +18,15 @@ use crate::spans::Spans;
 pub(crate) fn reach(sp: &Spans<'_>, cap: u64, hi: &mut [u32], min_groups: &mut [u32]) -> bool {
     let n = sp.n();
     let mut j = 0usize;
-    for i in 0..n {
+    for (i, hi_i) in hi.iter_mut().enumerate().take(n) {
         if sp.len(i) > cap {
             return false;
         }
-        if j < i {
-            j = i;
-        }
+        j = j.max(i);
         while j + 1 < n && sp.span(i, j + 1) <= cap {
             j += 1;
         }
-        hi[i] = j as u32;
+        *hi_i = j as u32;
     }
     min_groups[n] = 0;
     for i in (0..n).rev() {

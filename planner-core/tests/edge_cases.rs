@@ -2,8 +2,8 @@
 //! P = 1 and ∞), the baselines recomputed independently, and every refusal.
 
 use planner_core::{
-    Breakpoint, Capacity, Interval, LANCE_MAX_IOP_SIZE, Method, PlanError, PlanRequest, Planner,
-    Request, Surrogate,
+    Breakpoint, Capacity, Interval, LANCE_MAX_IOP_SIZE, Method, PlanRequest, Planner, Request,
+    Surrogate,
 };
 use proptest::prelude::*;
 
