@@ -1,6 +1,6 @@
 //! # web-demo — WaRP's `(B, W)` frontier explorer in the browser
 //!
-//! A thin [`wasm_bindgen`] layer over `planner-core`: the page in `www/` keeps
+//! A thin `wasm-bindgen` layer over `planner-core`: the page in `www/` keeps
 //! one [`Explorer`], loads an instance into it (a DESIGN §5 instance, or any
 //! object holding one under the key `"instance"`, such as the output of
 //! `warp query --explain` or a golden vector), then asks for plans and for the
@@ -73,17 +73,59 @@ fn json_error(field: impl Into<String>, message: impl Into<String>) -> PlanError
     }
 }
 
-/// Parses instance text: a bare DESIGN §5 instance, or an object whose
-/// `"instance"` key holds one (other keys, like a golden vector's `expected`
-/// or `warp query --explain`'s figures, are ignored).
+/// Parses instance text, accepting:
+///
+/// - a bare DESIGN §5 instance;
+/// - an object whose `"instance"` key holds one (a golden vector; other keys,
+///   like its `expected`, are ignored);
+/// - a `warp query --explain` result, `{"query", …, "explain": [{"stage",
+///   "instance", "plan"}, …]}`: the first `payload` stage's instance (else the
+///   first stage's); with one result per line (a file of queries), the first
+///   line's.
+///
+/// Returns the instance and where it was found (`"$"`, `"instance"`,
+/// `"explain[1].instance"`, with `"line 1: "` before it for JSON lines).
 ///
 /// # Errors
 /// [`PlanError::Json`] naming the field as `warp plan` does for the instance
 /// alone (`$` for the document itself).
-pub fn parse_instance(text: &str) -> Result<Instance, PlanError> {
-    let doc: Value =
-        serde_json::from_str(text).map_err(|e| json_error("$", format!("invalid JSON: {e}")))?;
-    Instance::from_value(doc.get("instance").unwrap_or(&doc))
+pub fn parse_instance(text: &str) -> Result<(Instance, String), PlanError> {
+    let (doc, line): (Value, &str) = match serde_json::from_str(text) {
+        Ok(doc) => (doc, ""),
+        Err(e) => {
+            // JSON lines: several documents, one per line; take the first.
+            let mut lines = text.lines().filter(|l| !l.trim().is_empty());
+            match (lines.next(), lines.next()) {
+                (Some(first), Some(_)) => match serde_json::from_str::<Value>(first) {
+                    Ok(doc) if doc.is_object() => (doc, "line 1: "),
+                    _ => return Err(json_error("$", format!("invalid JSON: {e}"))),
+                },
+                _ => return Err(json_error("$", format!("invalid JSON: {e}"))),
+            }
+        }
+    };
+    if let Some(inner) = doc.get("instance") {
+        return Ok((Instance::from_value(inner)?, format!("{line}instance")));
+    }
+    if let Some(stages) = doc.get("explain").and_then(Value::as_array) {
+        let pick = stages
+            .iter()
+            .position(|s| s.get("stage").and_then(Value::as_str) == Some("payload"))
+            .or_else(|| stages.iter().position(|s| s.get("instance").is_some()));
+        if let Some(i) = pick {
+            let inner = stages[i].get("instance").unwrap_or(&Value::Null);
+            let found = format!("{line}explain[{i}].instance");
+            return Instance::from_value(inner)
+                .map(|inst| (inst, found.clone()))
+                .map_err(|e| match e {
+                    PlanError::Json { field, message } => {
+                        json_error(format!("{found}.{field}"), message)
+                    }
+                    e => e,
+                });
+        }
+    }
+    Ok((Instance::from_value(&doc)?, format!("{line}$")))
 }
 
 /// The settings of an instance as a JSON object for the page's controls:
@@ -233,9 +275,9 @@ impl Explorer {
 
     /// Loads instance text (see [`parse_instance`]), validates it as
     /// `warp plan` does (settings, then intervals, then the surrogate over the
-    /// total span; an `O(n)` pass) and returns
-    /// `{"n", "settings", "first_offset", "span", "required_bytes", "strip"}`:
-    /// the settings for the controls (see `settings_value`: `u64`s as strings),
+    /// total span; an `O(n)` pass) and returns `{"n", "source", "settings",
+    /// "first_offset", "span", "required_bytes", "strip"}`: where the instance
+    /// was found (see [`parse_instance`]), the settings for the controls (see `settings_value`: `u64`s as strings),
     /// the first offset, total span and required bytes as decimal strings, and
     /// the intervals as `[start − first_offset, len]` doubles for drawing.
     ///
@@ -249,7 +291,7 @@ impl Explorer {
     /// [`MAX_INTERVALS`] or [`MAX_DP_TABLE_BYTES`]. On error the previous
     /// instance stays loaded.
     pub fn load(&mut self, text: &str) -> Result<String, PlanError> {
-        let inst = parse_instance(text)?;
+        let (inst, source) = parse_instance(text)?;
         let n = inst.intervals.len();
         let mut planner = Self::sized_planner(n, inst.k_max.min(1))?;
         // Every check of `Planner::plan`, with an O(n) method (a coalesce keeps
@@ -268,6 +310,7 @@ impl Explorer {
         let required: u64 = inst.intervals.iter().map(|iv| iv.len).sum();
         let out = json!({
             "n": n,
+            "source": source,
             "settings": settings_value(&inst),
             "first_offset": first.to_string(),
             "span": (end - first).to_string(),
@@ -496,7 +539,7 @@ pub fn plan_json(text: &str) -> Result<String, JsError> {
 /// # Errors
 /// Any [`PlanError`] of the instance.
 pub fn plan_instance(text: &str) -> Result<String, PlanError> {
-    let inst = parse_instance(text)?;
+    let (inst, _) = parse_instance(text)?;
     let (requests, summary) = planner_core::plan_once(&inst.request())?;
     Ok(PlanJson::from(&Plan {
         requests: &requests,
@@ -592,6 +635,42 @@ mod tests {
         assert!(e.unwrap_err().to_string().contains("k_max"));
         let e = ex.plan(r#"{"intervals": [], "k_max": 1}"#).unwrap_err();
         assert!(e.to_string().starts_with("intervals"), "{e}");
+    }
+
+    #[test]
+    fn accepts_warp_query_explain_output() {
+        let inst = instance(&[(0, 10), (100, 10)], "");
+        let rerank = instance(&[(5, 1)], "");
+        let result = format!(
+            r#"{{"query": 0, "neighbors": [], "stats": {{}},
+                "explain": [{{"stage": "rerank", "rows": [3], "instance": {rerank}, "plan": {{}}}},
+                            {{"stage": "payload", "lists": [4, 9], "instance": {inst}, "plan": {{}}}}]}}"#
+        );
+        let (parsed, source) = parse_instance(&result).unwrap();
+        assert_eq!(parsed, parse_instance(&inst).unwrap().0);
+        assert_eq!(source, "explain[1].instance");
+        // One result per line (a file of queries): the first line's.
+        let lines = format!(
+            "{}\n{}\n",
+            result.replace('\n', " "),
+            result.replace('\n', " ")
+        );
+        let (parsed, source) = parse_instance(&lines).unwrap();
+        assert_eq!(parsed.intervals.len(), 2);
+        assert_eq!(source, "line 1: explain[1].instance");
+        // Errors inside name the path to the instance.
+        let bad = r#"{"explain": [{"stage": "payload", "instance": {"k_max": 1}}]}"#;
+        let e = parse_instance(bad).unwrap_err().to_string();
+        assert!(
+            e.starts_with("explain[0].instance.intervals: missing"),
+            "{e}"
+        );
+        // A broken single document keeps the parser's message.
+        let e = parse_instance("{\"intervals\": [}")
+            .unwrap_err()
+            .to_string();
+        assert!(e.starts_with("$: invalid JSON"), "{e}");
+        assert_eq!(parse_instance(&inst).unwrap().1, "$");
     }
 
     #[test]

@@ -155,6 +155,19 @@ test('an uploaded vector file displays its expected plan', { timeout: 60_000 }, 
   assertPlan(await displayed(), v.doc.expected, `upload ${v.file}`);
 });
 
+test('`warp query --explain` output loads its payload instance', { timeout: 60_000 }, async () => {
+  const v = planVectors.find((x) => x.file === 'near_u64_max_exact_unbounded.json') ?? planVectors[1];
+  const other = planVectors.find((x) => x.file === 'method_warp.json') ?? planVectors[0];
+  // The stage objects embed the vectors' raw text, so u64 offsets stay exact.
+  const line = `{"query": 0, "neighbors": [], "stats": {"gets": 2}, "explain": [` +
+    `{"stage": "rerank", "rows": [7], ${other.text.trim().slice(1)}, ` +
+    `{"stage": "payload", "lists": [3, 5], ${v.text.trim().slice(1)}]}`;
+  // One JSON line per query, as `warp query --queries` prints.
+  await paste(`${line.replace(/\n/g, ' ')}\n${line.replace(/\n/g, ' ')}\n`);
+  assertPlan(await displayed(), v.doc.expected, `explain ${v.file}`);
+  assert.match(await page.textContent('#instance-info'), /line 1: explain\[1\]\.instance/);
+});
+
 /** Sets the page's controls to `inst`'s settings through the UI. */
 async function setControls(inst) {
   await page.fill('#k-max', String(inst.k_max));

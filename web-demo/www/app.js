@@ -219,7 +219,8 @@ function loadText(text, fromPaste, label) {
   instanceVersion++;
   if (fromPaste) setControls(info.settings);
   $('instance-info').textContent =
-    `${label}: n = ${info.n}, span ${fmtBytes(info.span)}, required ${fmtBytes(info.required_bytes)}`;
+    `${label}${fromPaste ? ` (${info.source})` : ''}: n = ${info.n}, span ${fmtBytes(info.span)}, ` +
+    `required ${fmtBytes(info.required_bytes)}`;
   update();
   return true;
 }
