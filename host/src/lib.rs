@@ -5,9 +5,12 @@
 
 #![warn(missing_docs)]
 
+pub mod bench;
 pub mod cli;
+pub mod config;
 pub mod error;
 pub mod formats;
 pub mod ivf;
 pub mod progress;
+pub mod query;
 pub mod store;

@@ -2,7 +2,11 @@
 
 use clap::{Parser, Subcommand};
 
+pub mod bench;
+pub mod build;
+pub mod demo;
 pub mod plan;
+pub mod query;
 
 /// WaRP: workload-aware request planning for vector search on object storage.
 #[derive(Debug, Parser)]
@@ -18,6 +22,14 @@ pub struct Cli {
 pub enum Command {
     /// Plan one instance (DESIGN §5 JSON) and print the plan as JSON.
     Plan(plan::PlanArgs),
+    /// Build an IVF index (from .fvecs/.bvecs/.ivecs/.npy or synthetic SIFT-like data) on a store.
+    Build(build::BuildArgs),
+    /// Answer one query or a file of them (JSON), optionally explaining the plan.
+    Query(query::QueryArgs),
+    /// Run every policy at query concurrency Q: QPS, latency, GETs, bytes, $, recall.
+    Bench(bench::BenchArgs),
+    /// The whole story on one machine: SIFT-like data, two layouts, all policies on simulated S3.
+    Demo(demo::DemoArgs),
 }
 
 /// Runs the parsed command line.
@@ -27,5 +39,9 @@ pub enum Command {
 pub fn execute(cli: Cli) -> anyhow::Result<()> {
     match cli.command {
         Command::Plan(args) => plan::execute(&args),
+        Command::Build(args) => Ok(build::execute(&args)?),
+        Command::Query(args) => Ok(query::execute(&args)?),
+        Command::Bench(args) => Ok(bench::execute(&args)?),
+        Command::Demo(args) => Ok(demo::execute(&args)?),
     }
 }
