@@ -168,6 +168,57 @@ test('`warp query --explain` output loads its payload instance', { timeout: 60_0
   assert.match(await page.textContent('#instance-info'), /line 1: explain\[1\]\.instance/);
 });
 
+test('the frontier ends at the min_b and min_w golden plans and brackets warp', { timeout: 60_000 }, async () => {
+  const byName = Object.fromEntries(planVectors.map((v) => [v.file, v.doc]));
+  const warp = byName['ivf_n256.json'];
+  const minW = byName['ivf_n256_min_w.json'];
+  const minB = byName['ivf_n256_min_b.json'];
+  assert.ok(warp && minW && minB, 'ivf_n256 vectors missing');
+  await page.selectOption('#frontier-mode', 'exact');
+  await page.evaluate(() => { document.getElementById('frontier-box').open = true; });
+  await paste(planVectors.find((v) => v.file === 'ivf_n256.json').text);
+  const rows = await page.evaluate(() => [...document.querySelectorAll('#frontier-rows tr')]
+    .map((r) => ({ b: Number(r.dataset.b), w: Number(r.dataset.w), requests: Number(r.dataset.requests) })));
+  assert.ok(rows.length >= 2, `${rows.length} vertices`);
+  // B ascending, W descending: a Pareto frontier within K_max.
+  for (let i = 1; i < rows.length; i++) {
+    assert.ok(rows[i - 1].b < rows[i].b && rows[i - 1].w > rows[i].w, `vertex ${i} not Pareto`);
+  }
+  assert.ok(rows.every((r) => r.requests <= warp.instance.k_max));
+  assert.ok(Object.is(rows[0].b, minB.expected.b_ms), `min-B vertex ${rows[0].b} != ${minB.expected.b_ms}`);
+  assert.ok(Object.is(rows.at(-1).w, minW.expected.w_ms), `min-W vertex ${rows.at(-1).w} != ${minW.expected.w_ms}`);
+  // With every vertex exact, the best T_P over the frontier is the optimum:
+  // between warp's certified lower bound and warp's T_P.
+  const p = warp.instance.parallelism;
+  const best = Math.min(...rows.map((r) => r.w / p + (1 - 1 / p) * r.b));
+  assert.ok(best <= warp.expected.t_ms, `${best} > warp ${warp.expected.t_ms}`);
+  assert.ok(best >= warp.expected.lower_bound_ms * (1 - 1e-12), `${best} < bound ${warp.expected.lower_bound_ms}`);
+  await page.evaluate(() => { document.getElementById('frontier-box').open = false; });
+  await page.selectOption('#frontier-mode', 'auto');
+});
+
+test('every generator yields a valid instance of the asked size', { timeout: 120_000 }, async () => {
+  await page.fill('#k-max', '8');
+  await page.uncheck('#p-inf');
+  await page.fill('#p', '4');
+  await page.check('#sur-affine');
+  await page.selectOption('#method', 'warp');
+  for (const gen of ['ivf', 'uniform', 'adversarial']) {
+    for (const [n, locality, seed] of [[1, 0, 1], [7, 1, 2], [300, 0.3, 3], [300, 0, 4]]) {
+      await page.selectOption('#gen', gen);
+      await page.fill('#gen-locality', String(locality));
+      await page.fill('#gen-seed', String(seed));
+      await page.fill('#gen-n', String(n));
+      await settle(() => page.click('#generate'));
+      const shown = await displayed();
+      assert.equal(shown.error, null, `${gen} n=${n}`);
+      assert.equal(await page.evaluate(() => window.warpExplorer.explorer.n), n, `${gen} n=${n}`);
+      assert.ok(Number(shown.requests) >= 1 && Number(shown.requests) <= Math.min(8, n), `${gen} n=${n}`);
+      assert.ok(Number(shown.lower_bound_ms) <= Number(shown.t_ms), `${gen} n=${n}: bound above T_P`);
+    }
+  }
+});
+
 /** Sets the page's controls to `inst`'s settings through the UI. */
 async function setControls(inst) {
   await page.fill('#k-max', String(inst.k_max));

@@ -309,6 +309,7 @@ function update() {
   renderGroups(plan);
   drawChart(frontierCache.data, plan, baselines);
   drawStrip(plan);
+  renderFrontier(frontierCache.data, plan);
   $('plan-json').textContent = plan.plan_json;
   const t1 = performance.now();
   const parts = `plan ${planMs.toFixed(1)}, frontier ${(tb - tf).toFixed(1)}, ` +
@@ -340,6 +341,37 @@ function renderFigures(plan, planMs) {
   setFigure('frontier-time', f.ms,
     `${f.ms.toFixed(2)} ms, ${f.data.points.length} vertices (${f.exact ? 'exact DP' : 'Lagrangian'}` +
     `${f.data.complete ? '' : ', truncated'})`);
+}
+
+/** T_P of a vertex for the current P, with planner-core's expression
+ * (`w / p + (1 − 1/p)·b`, or `b` when P = ∞): the same IEEE operations. */
+function tP(w, b) {
+  if ($('p-inf').checked) return b;
+  const p = Number($('p').value);
+  return w / p + (1.0 - 1.0 / p) * b;
+}
+
+/** The frontier table (written only while its box is open) and the best
+ * vertex for the current P. */
+function renderFrontier(frontier, plan) {
+  const pts = frontier.points;
+  $('frontier-count').textContent = String(pts.length);
+  let best = -1;
+  for (let i = 0; i < pts.length; i++) {
+    if (best < 0 || tP(pts[i].w_ms, pts[i].b_ms) < tP(pts[best].w_ms, pts[best].b_ms)) best = i;
+  }
+  $('frontier-best').textContent = best < 0 ? '' :
+    `Best vertex for this P: #${best}, T_P = ${tP(pts[best].w_ms, pts[best].b_ms).toFixed(3)} ms ` +
+    `(the plan: ${plan.t_ms.toFixed(3)} ms)${frontier.complete ? '' : '; the walk stopped at the vertex limit'}.`;
+  if (!$('frontier-box').open) {
+    $('frontier-rows').innerHTML = '';
+    return;
+  }
+  $('frontier-rows').innerHTML = pts.map((p, i) =>
+    `<tr${i === best ? ' class="best"' : ''} data-b="${p.b_ms}" data-w="${p.w_ms}" data-requests="${p.requests}"` +
+    ` data-bytes="${p.bytes}" data-cap="${p.cap}"><td>${i}</td><td>${p.b_ms.toFixed(3)}</td>` +
+    `<td>${p.w_ms.toFixed(3)}</td><td>${tP(p.w_ms, p.b_ms).toFixed(3)}</td><td>${p.requests}</td>` +
+    `<td>${p.bytes}</td><td>${p.cap}</td><td>${p.exact ? 'exact' : 'Lagrangian'}</td></tr>`).join('');
 }
 
 function renderBaselines(baselines) {
@@ -584,6 +616,7 @@ async function main() {
     $(id).addEventListener('input', update);
   }
   $('download').addEventListener('click', downloadInstance);
+  $('frontier-box').addEventListener('toggle', update);
   $('chart').addEventListener('mousemove', hover);
   $('show-all').addEventListener('click', () => {
     showAllRows = true;
