@@ -450,6 +450,19 @@ impl Explorer {
         .to_string())
     }
 
+    /// Whether the settings' surrogate is convex (affine, or piecewise with
+    /// nondecreasing slopes). The capped DPs of the frontier then cost
+    /// `O(nK log n)` or less; otherwise `O(n²K)`, which the page weighs when
+    /// choosing exact or Lagrangian evaluation.
+    ///
+    /// # Errors
+    /// The settings' [`PlanError`], including an invalid surrogate.
+    pub fn is_convex(&self, settings: &str) -> Result<bool, PlanError> {
+        let s = self.settings(settings)?;
+        s.surrogate.validate()?;
+        Ok(s.surrogate.is_convex())
+    }
+
     /// The loaded intervals with `settings` as one DESIGN §5 instance (for
     /// download, or for `warp plan`).
     ///
@@ -508,6 +521,12 @@ impl Explorer {
     ) -> Result<String, JsError> {
         self.frontier(settings, exact, max_points as usize)
             .map_err(js_error)
+    }
+
+    /// See [`Explorer::is_convex`].
+    #[wasm_bindgen(js_name = isConvex)]
+    pub fn js_is_convex(&self, settings: &str) -> Result<bool, JsError> {
+        self.is_convex(settings).map_err(js_error)
     }
 
     /// See [`Explorer::instance_json`].
@@ -733,6 +752,14 @@ mod tests {
         let (lo, hi) = (summary("min_b"), summary("min_w"));
         assert_eq!(pts[0]["b_ms"], lo["b_ms"]);
         assert_eq!(pts.last().unwrap()["w_ms"], hi["w_ms"]);
+        assert!(ex.is_convex(&settings).unwrap());
+        let nonconvex = settings.replace(
+            r#"{"affine": {"fixed_ms": 25.0, "per_mib_ms": 5.0}}"#,
+            r#"{"piecewise": [[0, 18.0], [10, 27.0], [20, 28.0]]}"#,
+        );
+        assert!(!ex.is_convex(&nonconvex).unwrap());
+        let decreasing = nonconvex.replace("28.0", "1.0");
+        assert!(ex.is_convex(&decreasing).is_err());
         let partial: Value =
             serde_json::from_str(&ex.frontier(&settings, false, 1).unwrap()).unwrap();
         assert_eq!(partial["points"].as_array().unwrap().len(), 1);

@@ -9,11 +9,13 @@ import init, { Explorer } from '../pkg/web_demo.js';
 
 const $ = (id) => document.getElementById(id);
 
-/** The `auto` frontier runs one exact DP per vertex while n·min(K_max, n) is at
- * most this (always for n <= 256; about 30 ms at n = 1024, K = 64 in Chromium),
- * and the Lagrangian evaluation beyond (the exact walk takes ~250 ms at
- * n = 1024, K = 256). */
-const EXACT_FRONTIER_MAX_NK = 65536;
+/** The `auto` frontier runs one exact DP per vertex while its cost estimate is
+ * at most this, and the Lagrangian evaluation beyond. Convex surrogate: a
+ * capped DP is ~n·K, so n·min(K_max, n) <= 65536 (always for n <= 256; the
+ * exact walk takes ~20 ms at n = 1024, K = 64 and ~250 ms at K = 256 in
+ * Chromium). Non-convex: a capped DP is O(n²K), so n²·min(K_max, n) / 32 <= 65536
+ * (~60 ms at n = 128, K = 128; ~640 ms at n = 256, K = 256 is left out). */
+const EXACT_FRONTIER_BUDGET = 65536;
 /** Request rows written into the table until "show all" is pressed (a long
  * table costs more layout than the rest of the redraw). */
 const MAX_ROWS = 256;
@@ -288,7 +290,8 @@ function update() {
   clearError();
   const mode = $('frontier-mode').value;
   const k = Math.min(Number($('k-max').value) || 1, loaded.n);
-  const exact = mode === 'exact' || (mode === 'auto' && loaded.n * k <= EXACT_FRONTIER_MAX_NK);
+  const cost = explorer.isConvex(settings) ? loaded.n * k : (loaded.n * loaded.n * k) / 32;
+  const exact = mode === 'exact' || (mode === 'auto' && cost <= EXACT_FRONTIER_BUDGET);
   const maxPoints = Math.max(1, Math.floor(Number($('max-points').value) || 1));
   const key = frontierKey(exact, maxPoints);
   const tf = performance.now();
