@@ -47,7 +47,7 @@ fn bench(c: &mut Criterion) {
     g.warm_up_time(Duration::from_millis(200))
         .measurement_time(Duration::from_millis(600))
         .sample_size(20);
-    let mut planner = Planner::new(Capacity::new(1024, 512)).unwrap();
+    let mut planner = Planner::new(Capacity::new(1024, 1024)).unwrap();
     for n in [32usize, 64, 128, 256, 512, 1024] {
         let iv = ivf_probes(n, SEED ^ n as u64);
         let mut run = |g: &mut criterion::BenchmarkGroup<'_, _>,
