@@ -351,6 +351,36 @@ test('n = 1024: a control change redraws the frontier within 100 ms', { timeout:
   assert.deepEqual([counts.hull, counts.iso, counts.chosen, counts.baselines], [1, 1, 1, 4]);
 });
 
+test('the P slider re-plans and turns the iso-line without recomputing the frontier', { timeout: 60_000 }, async () => {
+  await paste(planVectors.find((v) => v.file === 'method_warp.json').text);
+  const runs = () => page.evaluate(() => document.body.dataset.frontierRuns);
+  const frontierRuns = await runs();
+  const setSlider = (v) => settle(() => page.evaluate((value) => {
+    const el = document.getElementById('p-slider');
+    el.value = String(value);
+    el.dispatchEvent(new Event('input'));
+  }, v));
+  await setSlider(0);
+  assert.equal(await page.inputValue('#p'), '1');
+  let shown = await displayed();
+  // P = 1: T_P = W, and the iso-line W = T* is horizontal.
+  assert.equal(shown.t_ms, shown.w_ms);
+  const iso = await page.evaluate(() => {
+    const l = document.querySelector('#chart line.iso');
+    return [l.getAttribute('y1'), l.getAttribute('y2')];
+  });
+  assert.equal(iso[0], iso[1]);
+  await setSlider(10);
+  assert.equal(await page.inputValue('#p'), '1024');
+  shown = await displayed();
+  assert.ok(Number(shown.t_ms) < Number(shown.w_ms));
+  // The frontier does not depend on P: it was reused, not recomputed.
+  assert.equal(await runs(), frontierRuns);
+  // K_max does change it.
+  await settle(() => page.fill('#k-max', '5'));
+  assert.equal(Number(await runs()), Number(frontierRuns) + 1);
+});
+
 test('screenshot of the page', { timeout: 60_000 }, async () => {
   // A fresh page in its default state: IVF probes, n = 256, K_max = 16, P = 8.
   const fresh = await context.newPage();

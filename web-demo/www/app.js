@@ -173,6 +173,7 @@ function setControls(s) {
   } else {
     $('p-inf').checked = false;
     $('p').value = String(s.parallelism);
+    $('p-slider').value = String(Math.log2(s.parallelism));
   }
   $('epsilon').value = String(s.epsilon);
   if (s.surrogate.affine) {
@@ -298,6 +299,7 @@ function update() {
   if (frontierCache.key !== key) {
     const data = JSON.parse(explorer.frontier(settings, exact, maxPoints));
     frontierCache = { key, data, ms: performance.now() - tf, exact };
+    document.body.dataset.frontierRuns = String(Number(document.body.dataset.frontierRuns || 0) + 1);
   }
   const tb = performance.now();
   const baselines = [
@@ -618,6 +620,16 @@ async function main() {
     'fixed-ms', 'per-mib-ms', 'piecewise', 'frontier-mode', 'max-points', 'fit-baselines']) {
     $(id).addEventListener('input', update);
   }
+  // The log-scale P slider drives the P box (and the reverse); P changes reuse the frontier.
+  $('p-slider').addEventListener('input', () => {
+    $('p').value = String(+Math.pow(2, Number($('p-slider').value)).toPrecision(4));
+    $('p-inf').checked = false;
+    update();
+  });
+  $('p').addEventListener('input', () => {
+    const p = Number($('p').value);
+    if (p >= 1) $('p-slider').value = String(Math.log2(p));
+  });
   $('download').addEventListener('click', downloadInstance);
   $('frontier-box').addEventListener('toggle', update);
   $('chart').addEventListener('mousemove', hover);
