@@ -2,13 +2,47 @@
 //! Gram–Schmidt and the cyclic Jacobi eigensolver. Only `+ − × ÷ sqrt`, with a
 //! fixed summation order, so results are bit-identical on every platform.
 
-/// `Σ_i a_i b_i`, summed left to right.
+/// `Σ_i a_i b_i` over `min(len)` entries, in a fixed order: four running
+/// lanes over blocks of four (`s_l += a_{4j+l} b_{4j+l}`), combined as
+/// `(s_0 + s_1) + (s_2 + s_3)`, then the tail left to right. The order is part
+/// of the code, not the compiler's choice, so every platform gets the same
+/// bits while the lanes vectorize.
 pub(crate) fn dot(a: &[f64], b: &[f64]) -> f64 {
-    let mut s = 0.0;
-    for (x, y) in a.iter().zip(b) {
-        s += x * y;
+    let n = a.len().min(b.len());
+    let (a, b) = (&a[..n], &b[..n]);
+    let mut s = [0.0f64; 4];
+    let (ha, ta) = a.split_at(n - n % 4);
+    let (hb, tb) = b.split_at(n - n % 4);
+    for (x, y) in ha.chunks_exact(4).zip(hb.chunks_exact(4)) {
+        for l in 0..4 {
+            s[l] += x[l] * y[l];
+        }
     }
-    s
+    let mut total = (s[0] + s[1]) + (s[2] + s[3]);
+    for (x, y) in ta.iter().zip(tb) {
+        total += x * y;
+    }
+    total
+}
+
+/// [`dot`] of an `f32` row (widened exactly to `f64`) with an `f64` vector,
+/// in the same fixed order.
+pub(crate) fn dot_f32(a: &[f32], b: &[f64]) -> f64 {
+    let n = a.len().min(b.len());
+    let (a, b) = (&a[..n], &b[..n]);
+    let mut s = [0.0f64; 4];
+    let (ha, ta) = a.split_at(n - n % 4);
+    let (hb, tb) = b.split_at(n - n % 4);
+    for (x, y) in ha.chunks_exact(4).zip(hb.chunks_exact(4)) {
+        for l in 0..4 {
+            s[l] += f64::from(x[l]) * y[l];
+        }
+    }
+    let mut total = (s[0] + s[1]) + (s[2] + s[3]);
+    for (x, y) in ta.iter().zip(tb) {
+        total += f64::from(*x) * y;
+    }
+    total
 }
 
 /// `y ← y + alpha · x`.

@@ -35,8 +35,8 @@
 //!
 //! PCA costs `O(S·d² + I·d²·(m + 4) + C·d·m)` with `S = min(C, 2048)` sampled
 //! centroids for the covariance and `I ≤ 300` subspace iterations; `b =
-//! min(32, ⌊64/m⌋)` bits per quantized coordinate; `k = 48` Lanczos steps,
-//! `R ≤ 4` runs per component, `nnz` co-access edges.
+//! min(32, ⌊64/m⌋)` bits per quantized coordinate; `k = 32` Lanczos steps,
+//! `R ≤ 2` runs per component, `nnz` co-access edges.
 //!
 //! ## Example
 //!
@@ -290,7 +290,7 @@ impl ReorderInput<'_> {
 ///   quantized coordinates of the curve layouts;
 /// - `spectral`: `8(Q + 1) + 4L` for the deduplicated log (`Q` queries, `L =
 ///   Σ_q |probes_q|`), `8(C + 1) + 4L + 21C` for the graph scratch, at most
-///   `24·nnz` for the edges, and `8·((k + 3)·C + 3k²)` for Lanczos (`k = 48`),
+///   `24·nnz` for the edges, and `8·((k + 3)·C + 3k²)` for Lanczos (`k = 32`),
 ///   plus the PCA 1-D memory when some cluster is never co-accessed.
 ///
 /// # Errors

