@@ -273,9 +273,35 @@ function refinePlanTime(settings, firstMs) {
   setFigure('plan-time', ms, `${ms.toFixed(3)} ms (mean of ${runs} runs, incl. JSON)`);
 }
 
+let updatePending = false;
+let lastUpdateMs = 0;
+
+/**
+ * Runs `update` once before the next frame, however many control events
+ * arrive until then (a dragged slider fires many). After a slow update
+ * (> 150 ms: the `exact` method or a non-convex surrogate at large n) it
+ * first lets a "computing" note paint.
+ */
+function scheduleUpdate() {
+  if (updatePending) return;
+  updatePending = true;
+  const since = performance.now();
+  const run = () => {
+    updatePending = false;
+    update(since);
+    $('busy').hidden = true;
+  };
+  if (lastUpdateMs > 150) {
+    $('busy').hidden = false;
+    requestAnimationFrame(() => setTimeout(run, 0));
+  } else {
+    requestAnimationFrame(run);
+  }
+}
+
 /** Plans, computes (or reuses) the frontier and the baselines, and redraws;
  * then, after the next frame, shows how long the change took to reach it. */
-function update() {
+function update(since = performance.now()) {
   if (!loaded) return;
   const t0 = performance.now();
   const settings = settingsText();
@@ -317,6 +343,7 @@ function update() {
   renderFrontier(frontierCache.data, plan);
   $('plan-json').textContent = plan.plan_json;
   const t1 = performance.now();
+  lastUpdateMs = t1 - t0;
   const parts = `plan ${planMs.toFixed(1)}, frontier ${(tb - tf).toFixed(1)}, ` +
     `baselines ${(td - tb).toFixed(1)}, DOM ${(t1 - td).toFixed(1)}`;
   setFigure('update-time', t1 - t0, `${(t1 - t0).toFixed(1)} ms (${parts})`);
@@ -324,8 +351,8 @@ function update() {
   document.body.dataset.version = version;
   requestAnimationFrame(() => setTimeout(() => {
     if (document.body.dataset.version !== version) return;
-    const frame = performance.now() - t0;
-    setFigure('update-time', frame, `${frame.toFixed(1)} ms to the next frame (${parts})`);
+    const frame = performance.now() - since;
+    setFigure('update-time', frame, `${frame.toFixed(1)} ms from the change to the next frame (${parts})`);
     refinePlanTime(settings, planMs);
   }, 0));
 }
@@ -618,20 +645,20 @@ async function main() {
   });
   for (const id of ['k-max', 'p', 'p-inf', 'epsilon', 'method', 'gap', 'span', 'sur-affine', 'sur-piecewise',
     'fixed-ms', 'per-mib-ms', 'piecewise', 'frontier-mode', 'max-points', 'fit-baselines']) {
-    $(id).addEventListener('input', update);
+    $(id).addEventListener('input', scheduleUpdate);
   }
   // The log-scale P slider drives the P box (and the reverse); P changes reuse the frontier.
   $('p-slider').addEventListener('input', () => {
     $('p').value = String(+Math.pow(2, Number($('p-slider').value)).toPrecision(4));
     $('p-inf').checked = false;
-    update();
+    scheduleUpdate();
   });
   $('p').addEventListener('input', () => {
     const p = Number($('p').value);
     if (p >= 1) $('p-slider').value = String(Math.log2(p));
   });
   $('download').addEventListener('click', downloadInstance);
-  $('frontier-box').addEventListener('toggle', update);
+  $('frontier-box').addEventListener('toggle', scheduleUpdate);
   $('chart').addEventListener('mousemove', hover);
   $('show-all').addEventListener('click', () => {
     showAllRows = true;
