@@ -366,7 +366,9 @@ function renderFigures(plan, planMs) {
   setFigure('w_ms', plan.w_ms, fmtMs(plan.w_ms));
   setFigure('b_ms', plan.b_ms, fmtMs(plan.b_ms));
   setFigure('t_ms', plan.t_ms, fmtMs(plan.t_ms));
-  setFigure('lower_bound_ms', plan.lower_bound_ms, fmtMs(plan.lower_bound_ms));
+  const lb = plan.lower_bound_ms;
+  setFigure('lower_bound_ms', lb, lb === null ? '— (none for this method)'
+    : lb > 0 ? `${fmtMs(lb)} (T_P within ${((plan.t_ms / lb - 1) * 100).toFixed(2)}%)` : fmtMs(lb));
   setFigure('dollars', plan.dollars, `$${plan.dollars.toPrecision(4)}`);
   setFigure('plan-time', planMs, `${planMs.toFixed(2)} ms (incl. JSON)`);
   const f = frontierCache;
@@ -596,6 +598,9 @@ function drawStrip(plan) {
     const [a, len] = plan.strip[g];
     ctx.fillStyle = '#2f855a';
     ctx.fillRect(x(a), 56, wOf(a, len), 14);
+    // A light edge where a request starts, so touching requests stay apart.
+    ctx.fillStyle = '#c6f6d5';
+    ctx.fillRect(x(a), 56, 1, 14);
     const [first, last] = plan.groups[g];
     ctx.fillStyle = '#c53030';
     let at = a;
