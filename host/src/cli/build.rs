@@ -52,7 +52,7 @@ pub struct BuildArgs {
     #[arg(long, default_value_t = 10)]
     pub niter: usize,
     /// Payload cluster order.
-    #[arg(long, default_value = "identity")]
+    #[arg(long, default_value = "pca_zorder")]
     pub reorder: String,
     /// Seed of data generation, sampling and k-means.
     #[arg(long, default_value_t = 42)]

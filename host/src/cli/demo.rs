@@ -29,7 +29,7 @@ pub struct DemoArgs {
     #[arg(long, default_value_t = 1024)]
     pub nlist: usize,
     /// Lists probed per query.
-    #[arg(long, default_value_t = 24)]
+    #[arg(long, default_value_t = 10)]
     pub nprobe: usize,
     /// Query concurrency Q.
     #[arg(long, default_value_t = 32)]
@@ -38,7 +38,7 @@ pub struct DemoArgs {
     #[arg(long, default_value_t = 1000)]
     pub queries: usize,
     /// Reorder method of the second layout.
-    #[arg(long, default_value = "identity")]
+    #[arg(long, default_value = "pca_zorder")]
     pub reorder: String,
     /// Global I/O slots.
     #[arg(long, default_value_t = 64)]

@@ -16,7 +16,7 @@ pub struct SyntheticParams {
     pub nq: usize,
     /// Dimension. Default 128 (SIFT).
     pub dim: usize,
-    /// Mixture components. Default 256.
+    /// Mixture components. Default 64.
     pub components: usize,
     /// Seed; the same seed gives the same bytes on every machine.
     pub seed: u64,
@@ -28,7 +28,7 @@ impl Default for SyntheticParams {
             n: 100_000,
             nq: 1_000,
             dim: 128,
-            components: 256,
+            components: 64,
             seed: 42,
         }
     }
@@ -52,7 +52,7 @@ pub fn generate(params: &SyntheticParams) -> (Vec<f32>, Vec<f32>) {
         for j in 0..dim {
             centres[c * dim + j] = rng.random_range(0.0f32..64.0);
             let rank = rng.random_range(0..dim) as f32;
-            spread[c * dim + j] = scale / (1.0 + rank / 12.0);
+            spread[c * dim + j] = scale / (1.0 + rank / 32.0);
         }
     }
     let draw = |rows: usize, stream: u64| -> Vec<f32> {
