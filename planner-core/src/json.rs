@@ -88,7 +88,7 @@ impl Instance {
         ];
         if let Some(k) = obj.keys().find(|k| !FIELDS.contains(&k.as_str())) {
             return Err(err(
-                k.clone(),
+                k.escape_debug().to_string(),
                 format!("unknown field (expected one of {})", FIELDS.join(", ")),
             ));
         }
@@ -168,7 +168,10 @@ fn parse_surrogate(v: &Value) -> Result<Surrogate, PlanError> {
                 .and_then(|v| as_f64(v, &field))
         };
         if let Some(k) = a.keys().find(|k| *k != "fixed_ms" && *k != "per_mib_ms") {
-            return Err(err(format!("surrogate.affine.{k}"), "unknown field"));
+            return Err(err(
+                format!("surrogate.affine.{}", k.escape_debug()),
+                "unknown field",
+            ));
         }
         return Ok(Surrogate::Affine {
             fixed_ms: num("fixed_ms")?,
@@ -211,7 +214,10 @@ fn parse_method(v: &Value) -> Result<Method, PlanError> {
         .and_then(Value::as_object)
         .ok_or_else(|| err("method", format!("expected a method name or {{\"coalesce\": {{\"max_gap\", \"max_span\"}}}}, got {v}")))?;
     if let Some(k) = c.keys().find(|k| *k != "max_gap" && *k != "max_span") {
-        return Err(err(format!("method.coalesce.{k}"), "unknown field"));
+        return Err(err(
+            format!("method.coalesce.{}", k.escape_debug()),
+            "unknown field",
+        ));
     }
     let max_gap = as_u64(
         c.get("max_gap")

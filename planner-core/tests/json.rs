@@ -154,6 +154,12 @@ fn malformed_documents_name_the_field() {
     d["epsilon"] = json!(-1);
     assert_eq!(err(d), "epsilon: must be a finite number >= 0, got -1");
     let mut d = base();
+    d["k\nmax"] = json!(3);
+    assert!(
+        err(d).starts_with("k\\nmax: unknown field"),
+        "field names are escaped: one line"
+    );
+    let mut d = base();
     d["kmax"] = json!(3);
     assert!(err(d).starts_with("kmax: unknown field"));
 }
