@@ -97,6 +97,8 @@ pub use interval::{Interval, validate};
 pub use method::Method;
 pub use objective::{Parallelism, compare_plans};
 pub use plan::{PlanSummary, Pricing, Request, summarize};
-pub use planner::{FrontierPoint, PLAN_ONCE_WORKSPACE_LIMIT, Plan, PlanRequest, Planner, plan_once};
+pub use planner::{
+    FrontierPoint, PLAN_ONCE_WORKSPACE_LIMIT, Plan, PlanRequest, Planner, plan_once,
+};
 pub use surrogate::{Breakpoint, MIB, Surrogate};
 pub use workspace::Capacity;
