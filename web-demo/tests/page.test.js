@@ -69,7 +69,9 @@ after(async () => {
   if (profile) rmSync(profile, { recursive: true, force: true });
 });
 
-/** Runs `action` and waits until the page redrew (data-version) or showed an error. */
+/** Runs `action` and waits until the page redrew (data-version) or showed an
+ * error, and has no request pending in its planner worker (so every earlier
+ * event, such as a `change` fired by the blur, is reflected too). */
 async function settle(action) {
   const mark = await page.evaluate(() => ({
     version: document.body.dataset.version ?? '',
@@ -77,9 +79,10 @@ async function settle(action) {
     planError: document.body.dataset.planError ?? '',
   }));
   await action();
-  await page.waitForFunction((m) => document.body.dataset.version !== m.version
+  await page.waitForFunction((m) => (document.body.dataset.version !== m.version
     || (document.body.dataset.loadError ?? '') !== m.loadError
-    || (document.body.dataset.planError ?? '') !== m.planError, mark, { timeout: 30_000 });
+    || (document.body.dataset.planError ?? '') !== m.planError)
+    && !window.warpExplorer.busy(), mark, { timeout: 30_000 });
 }
 
 /** Pastes `text` into the instance box and presses Load. */
@@ -212,7 +215,7 @@ test('every generator yields a valid instance of the asked size', { timeout: 120
       await settle(() => page.click('#generate'));
       const shown = await displayed();
       assert.equal(shown.error, null, `${gen} n=${n}`);
-      assert.equal(await page.evaluate(() => window.warpExplorer.explorer.n), n, `${gen} n=${n}`);
+      assert.equal(await page.evaluate(() => window.warpExplorer.n()), n, `${gen} n=${n}`);
       assert.ok(Number(shown.requests) >= 1 && Number(shown.requests) <= Math.min(8, n), `${gen} n=${n}`);
       assert.ok(Number(shown.lower_bound_ms) <= Number(shown.t_ms), `${gen} n=${n}: bound above T_P`);
     }
@@ -313,17 +316,28 @@ test('n = 1024: a control change redraws the frontier within 100 ms', { timeout:
   await page.fill('#per-mib-ms', '5');
   await page.fill('#epsilon', '0.01');
   await settle(() => page.dispatchEvent('#gen-n', 'change'));
-  assert.equal(await page.evaluate(() => window.warpExplorer.explorer.n), 1024);
+  assert.equal(await page.evaluate(() => window.warpExplorer.n()), 1024);
   const times = [];
   const report = [];
   // K_max changes recompute the frontier (P changes reuse it).
   for (const k of [8, 16, 32, 64, 128, 256, 512, 1024, 16, 48]) {
     const ms = await page.evaluate(async (value) => {
       const el = document.getElementById('k-max');
+      const version = document.body.dataset.version;
+      const redrawn = new Promise((resolve) => {
+        const seen = new MutationObserver(() => {
+          if (document.body.dataset.version !== version) {
+            seen.disconnect();
+            resolve();
+          }
+        });
+        seen.observe(document.body, { attributes: true, attributeFilter: ['data-version'] });
+      });
       const t0 = performance.now();
       el.value = String(value);
       el.dispatchEvent(new Event('input'));
-      // Until the frame with the new drawing has been produced.
+      // Until the new drawing is in the DOM and the next frame has been produced.
+      await redrawn;
       await new Promise((r) => requestAnimationFrame(() => setTimeout(r, 0)));
       return performance.now() - t0;
     }, k);
@@ -349,6 +363,29 @@ test('n = 1024: a control change redraws the frontier within 100 ms', { timeout:
   }));
   assert.ok(counts.vertices >= 2, JSON.stringify(counts));
   assert.deepEqual([counts.hull, counts.iso, counts.chosen, counts.baselines], [1, 1, 1, 4]);
+});
+
+test('a slow plan is cancelled by a newer control change', { timeout: 120_000 }, async () => {
+  await page.selectOption('#gen', 'ivf');
+  await page.fill('#gen-n', '1024');
+  await page.selectOption('#method', 'warp');
+  await page.fill('#k-max', '64');
+  await settle(() => page.click('#generate'));
+  const restarts = async () => Number(await page.evaluate(() => document.body.dataset.restarts ?? 0));
+  const before = await restarts();
+  // `exact` at n = 1024, K_max = 64 takes seconds (every candidate cap).
+  await page.selectOption('#method', 'exact');
+  await page.waitForTimeout(400);
+  const t0 = Date.now();
+  await settle(() => page.selectOption('#method', 'warp'));
+  const elapsed = Date.now() - t0;
+  assert.equal(await restarts(), before + 1, 'the running request was not cancelled');
+  const shown = await displayed();
+  assert.equal(shown.error, null);
+  assert.equal(await page.getAttribute('#fig-method', 'data-value'), 'warp');
+  assert.ok(Number(shown.requests) <= 64);
+  console.log(`cancel a running exact plan (n = 1024) and show warp: ${elapsed} ms`);
+  assert.ok(elapsed < 5000, `${elapsed} ms to recover`);
 });
 
 test('the P slider re-plans and turns the iso-line without recomputing the frontier', { timeout: 60_000 }, async () => {

@@ -1,11 +1,14 @@
 // WaRP (B, W) frontier explorer: the page around planner-core's wasm-bindgen build.
 //
 // Every plan, figure and frontier vertex comes from the `Explorer` exported by
-// web-demo (Rust). This file only reads controls, draws, and times. Byte offsets
+// web-demo (Rust), running in worker.js. This file only reads controls, draws, and times. Byte offsets
 // are u64: they stay strings here (never JavaScript numbers), except for the
 // drawing coordinates the Rust side hands over as relative doubles.
 
-import init, { Explorer } from '../pkg/web_demo.js';
+// The planner runs in a worker (worker.js), so a slow plan never freezes the
+// page: requests are answered in order, only the latest control state is
+// computed, and a request still running after CANCEL_AFTER_MS when a newer one
+// arrives is cancelled by restarting the worker.
 
 const $ = (id) => document.getElementById(id);
 
@@ -22,10 +25,8 @@ const MAX_ROWS = 256;
 let showAllRows = false;
 let lastPlan = null;
 
-let explorer = null;
 let loaded = null; // what Explorer.load returned: {n, settings, first_offset, span, required_bytes, strip}
 let instanceVersion = 0;
-let frontierCache = { key: null, data: null, ms: 0 };
 let renderVersion = 0;
 
 // ---------------------------------------------------------------- generators
@@ -108,6 +109,7 @@ function genAdversarial(n, r) {
   return out;
 }
 
+/** Generates an instance with the chosen generator and loads it. */
 function generate() {
   const n = Math.max(1, Math.min(16384, Math.floor(Number($('gen-n').value) || 1)));
   const seed = Math.floor(Number($('gen-seed').value) || 0);
@@ -117,7 +119,7 @@ function generate() {
     : kind === 'uniform' ? genUniform(n, r) : genAdversarial(n, r);
   const s = settingsText();
   const text = `{"intervals": ${JSON.stringify(intervals)}, ${s.slice(1)}`;
-  loadText(text, false, `${kind}, n = ${n}, seed ${seed}`);
+  return loadText(text, false, `${kind}, n = ${n}, seed ${seed}`);
 }
 
 // ---------------------------------------------------------------- settings
@@ -207,16 +209,20 @@ function clearError() {
 }
 
 /** Loads instance text into the planner; on success, from a paste, the
- * controls take the instance's settings. Returns whether it loaded. */
-function loadText(text, fromPaste, label) {
+ * controls take the instance's settings. Resolves to whether it loaded, after
+ * the redraw. */
+async function loadText(text, fromPaste, label) {
+  if (inFlight && performance.now() - inFlight.startedAt > CANCEL_AFTER_MS) restartWorker();
   let info;
   try {
-    info = JSON.parse(explorer.load(text));
+    info = await call('load', { text });
   } catch (e) {
+    if (e.cancelled) return false;
     showError(e.message);
     document.body.dataset.loadError = String(Number(document.body.dataset.loadError || 0) + 1);
     return false;
   }
+  lastLoadedText = text;
   clearError();
   loaded = info;
   instanceVersion++;
@@ -224,7 +230,7 @@ function loadText(text, fromPaste, label) {
   $('instance-info').textContent =
     `${label}${fromPaste ? ` (${info.source})` : ''}: n = ${info.n}, span ${fmtBytes(info.span)}, ` +
     `required ${fmtBytes(info.required_bytes)}`;
-  update();
+  await update();
   return true;
 }
 
@@ -249,115 +255,175 @@ function setFigure(id, value, text) {
 
 // ---------------------------------------------------------------- update
 
-/** The frontier depends on the intervals, K_max and the surrogate only (not on
- * P, ε or the method), so it is recomputed only when one of those changes. */
-function frontierKey(exact, maxPoints) {
-  return JSON.stringify([instanceVersion, $('k-max').value.trim(), surrogateText(), exact, maxPoints]);
-}
+// ---------------------------------------------------------------- the planner worker
 
-/**
- * Re-times the plan for the figure. performance.now() ticks in 0.1 ms steps in
- * a page without cross-origin isolation, so a plan faster than 1 ms is
- * repeated until 3 ms have passed (at most 200 runs) and the mean reported.
- * Runs after the redraw, so it never delays it.
- */
-function refinePlanTime(settings, firstMs) {
-  if (firstMs >= 1) return;
-  const t0 = performance.now();
-  let runs = 0;
-  while (performance.now() - t0 < 3 && runs < 200) {
-    explorer.plan(settings);
-    runs++;
-  }
-  const ms = (performance.now() - t0) / runs;
-  setFigure('plan-time', ms, `${ms.toFixed(3)} ms (mean of ${runs} runs, incl. JSON)`);
-}
+/** A request running longer than this is cancelled when a newer one comes. */
+const CANCEL_AFTER_MS = 300;
 
-let updatePending = false;
-let lastUpdateMs = 0;
+let worker = null;
+let workerReady = null;
+let lastLoadedText = null;
+let requestId = 0;
+const waiting = new Map();
 
-/**
- * Runs `update` once before the next frame, however many control events
- * arrive until then (a dragged slider fires many). After a slow update
- * (> 150 ms: the `exact` method or a non-convex surrogate at large n) it
- * first lets a "computing" note paint.
- */
-function scheduleUpdate() {
-  if (updatePending) return;
-  updatePending = true;
-  const since = performance.now();
-  const run = () => {
-    updatePending = false;
-    update(since);
-    $('busy').hidden = true;
+/** Starts the worker; resolves when its planner is ready. */
+function startWorker() {
+  worker = new Worker(new URL('./worker.js', import.meta.url), { type: 'module' });
+  workerReady = new Promise((resolve, reject) => waiting.set(0, { resolve, reject }));
+  worker.onmessage = ({ data }) => {
+    const w = waiting.get(data.id);
+    if (!w) return;
+    waiting.delete(data.id);
+    if (data.ok) w.resolve(data.result);
+    else w.reject(new Error(data.error));
   };
-  if (lastUpdateMs > 150) {
-    $('busy').hidden = false;
-    requestAnimationFrame(() => setTimeout(run, 0));
-  } else {
-    requestAnimationFrame(run);
-  }
+  worker.onerror = (e) => showError(`planner worker failed: ${e.message}`);
+  return workerReady;
 }
 
-/** Plans, computes (or reuses) the frontier and the baselines, and redraws;
- * then, after the next frame, shows how long the change took to reach it. */
-function update(since = performance.now()) {
+/** Cancels every pending request (they reject with `cancelled`), restarts the
+ * worker and reloads the current instance into it. */
+function restartWorker() {
+  worker.terminate();
+  for (const w of waiting.values()) {
+    const e = new Error('cancelled');
+    e.cancelled = true;
+    w.reject(e);
+  }
+  waiting.clear();
+  startWorker().catch((e) => showError(e.message));
+  if (lastLoadedText !== null) call('load', { text: lastLoadedText }).catch(() => {});
+  document.body.dataset.restarts = String(Number(document.body.dataset.restarts || 0) + 1);
+}
+
+/** Sends one request to the worker. */
+function call(op, payload) {
+  const id = ++requestId;
+  return new Promise((resolve, reject) => {
+    waiting.set(id, { resolve, reject });
+    worker.postMessage({ id, op, ...payload });
+  });
+}
+
+// ---------------------------------------------------------------- update
+
+/** What the frontier depends on: the intervals, K_max and the surrogate (not
+ * P, ε or the method), so it is recomputed only when one of those changes. */
+function frontierKey() {
+  return JSON.stringify([instanceVersion, $('k-max').value.trim(), surrogateText()]);
+}
+
+let inFlight = null;
+let staleSince = null;
+
+/** A control changed: update now. Events arriving while the worker computes
+ * only mark its result stale (see `update`), so a dragged slider costs one
+ * computation per worker round trip, not one per event. */
+function scheduleUpdate() {
+  update(performance.now());
+}
+
+/**
+ * Asks the worker for the plan, the frontier (reused when only P, ε or the
+ * method changed) and the baselines, and redraws; then, after the next
+ * frame, shows how long the change took to reach the screen. While a request
+ * runs, newer changes only mark the result stale (the latest state is
+ * computed next, the stale result is not drawn); past CANCEL_AFTER_MS the
+ * running request is cancelled.
+ */
+async function update(since = performance.now()) {
   if (!loaded) return;
+  if (inFlight) {
+    staleSince = staleSince ?? since;
+    if (performance.now() - inFlight.startedAt > CANCEL_AFTER_MS) restartWorker();
+    return inFlight.done;
+  }
   const t0 = performance.now();
   const settings = settingsText();
-  let plan;
+  const req = {
+    settings,
+    kMax: Number($('k-max').value) || 1,
+    mode: $('frontier-mode').value,
+    budget: EXACT_FRONTIER_BUDGET,
+    maxPoints: Math.max(1, Math.floor(Number($('max-points').value) || 1)),
+    frontierKey: frontierKey(),
+    baselines: [
+      ['separate', settingsText('separate')],
+      ['lance', settingsText('lance')],
+      ['object_store', settingsText('object_store')],
+      [`coalesce gap=${$('gap').value.trim()}`, settingsText('coalesce')],
+    ],
+  };
+  let finish;
+  inFlight = { startedAt: t0, done: new Promise((r) => { finish = r; }) };
+  const busy = setTimeout(() => { $('busy').hidden = false; }, 150);
+  let res = null;
+  let error = null;
   try {
-    plan = JSON.parse(explorer.plan(settings));
+    res = await call('compute', req);
   } catch (e) {
-    showError(e.message);
-    document.body.dataset.planError = String(Number(document.body.dataset.planError || 0) + 1);
+    error = e;
+  }
+  clearTimeout(busy);
+  $('busy').hidden = true;
+  const stale = staleSince;
+  inFlight = null;
+  staleSince = null;
+  if (stale !== null) {
+    // Controls changed meanwhile: compute the latest state instead.
+    await update(stale);
+    finish();
     return;
   }
-  const planMs = performance.now() - t0;
-  clearError();
-  const mode = $('frontier-mode').value;
-  const k = Math.min(Number($('k-max').value) || 1, loaded.n);
-  const cost = explorer.isConvex(settings) ? loaded.n * k : (loaded.n * loaded.n * k) / 32;
-  const exact = mode === 'exact' || (mode === 'auto' && cost <= EXACT_FRONTIER_BUDGET);
-  const maxPoints = Math.max(1, Math.floor(Number($('max-points').value) || 1));
-  const key = frontierKey(exact, maxPoints);
-  const tf = performance.now();
-  if (frontierCache.key !== key) {
-    const data = JSON.parse(explorer.frontier(settings, exact, maxPoints));
-    frontierCache = { key, data, ms: performance.now() - tf, exact };
-    document.body.dataset.frontierRuns = String(Number(document.body.dataset.frontierRuns || 0) + 1);
+  if (error) {
+    if (!error.cancelled) {
+      showError(error.message);
+      document.body.dataset.planError = String(Number(document.body.dataset.planError || 0) + 1);
+    }
+    finish();
+    return;
   }
-  const tb = performance.now();
-  const baselines = [
-    ['separate', 'separate'],
-    ['lance', 'lance'],
-    ['object_store', 'object_store'],
-    [`coalesce gap=${$('gap').value.trim()}`, 'coalesce'],
-  ].map(([label, m]) => ({ label, ...JSON.parse(explorer.summary(settingsText(m))) }));
+  render(res, settings, since, t0);
+  finish();
+}
+
+/** Draws a computed state and reports the timings. */
+function render(res, settings, since, t0) {
+  clearError();
+  const { plan, frontier, baselines, ms } = res;
+  if (document.body.dataset.frontierRuns !== String(frontier.runs)) {
+    document.body.dataset.frontierRuns = String(frontier.runs);
+  }
   const td = performance.now();
-  renderFigures(plan, planMs);
+  renderFigures(plan, ms.plan, frontier);
   renderBaselines(baselines);
   renderGroups(plan);
-  drawChart(frontierCache.data, plan, baselines);
+  drawChart(frontier.data, plan, baselines);
   drawStrip(plan);
-  renderFrontier(frontierCache.data, plan);
+  renderFrontier(frontier.data, plan);
   $('plan-json').textContent = plan.plan_json;
   const t1 = performance.now();
-  lastUpdateMs = t1 - t0;
-  const parts = `plan ${planMs.toFixed(1)}, frontier ${(tb - tf).toFixed(1)}, ` +
-    `baselines ${(td - tb).toFixed(1)}, DOM ${(t1 - td).toFixed(1)}`;
-  setFigure('update-time', t1 - t0, `${(t1 - t0).toFixed(1)} ms (${parts})`);
+  const parts = `plan ${ms.plan.toFixed(1)}, frontier ${ms.frontier.toFixed(1)}, ` +
+    `baselines ${ms.baselines.toFixed(1)}, messaging ${(td - t0 - ms.plan - ms.frontier - ms.baselines).toFixed(1)}, ` +
+    `DOM ${(t1 - td).toFixed(1)}`;
+  setFigure('update-time', t1 - since, `${(t1 - since).toFixed(1)} ms (${parts})`);
   const version = String(++renderVersion);
   document.body.dataset.version = version;
   requestAnimationFrame(() => setTimeout(() => {
     if (document.body.dataset.version !== version) return;
     const frame = performance.now() - since;
     setFigure('update-time', frame, `${frame.toFixed(1)} ms from the change to the next frame (${parts})`);
-    refinePlanTime(settings, planMs);
+    if (ms.plan < 1) {
+      // Re-time a fast plan over repeated runs (the timer ticks in 0.1 ms).
+      call('timePlan', { settings }).then(({ ms: mean, runs }) => {
+        if (document.body.dataset.version !== version) return;
+        setFigure('plan-time', mean, `${mean.toFixed(3)} ms (mean of ${runs} runs, incl. JSON)`);
+      }, () => {});
+    }
   }, 0));
 }
 
-function renderFigures(plan, planMs) {
+function renderFigures(plan, planMs, f) {
   const m = $('method').value;
   setFigure('method', m, m === 'coalesce' ? methodText(m) : m);
   setFigure('requests', plan.requests, String(plan.requests));
@@ -371,7 +437,6 @@ function renderFigures(plan, planMs) {
     : lb > 0 ? `${fmtMs(lb)} (T_P within ${((plan.t_ms / lb - 1) * 100).toFixed(2)}%)` : fmtMs(lb));
   setFigure('dollars', plan.dollars, `$${plan.dollars.toPrecision(4)}`);
   setFigure('plan-time', planMs, `${planMs.toFixed(2)} ms (incl. JSON)`);
-  const f = frontierCache;
   setFigure('frontier-time', f.ms,
     `${f.ms.toFixed(2)} ms, ${f.data.points.length} vertices (${f.exact ? 'exact DP' : 'Lagrangian'}` +
     `${f.data.complete ? '' : ', truncated'})`);
@@ -616,10 +681,10 @@ function drawStrip(plan) {
 
 // ---------------------------------------------------------------- wiring
 
-function downloadInstance() {
+async function downloadInstance() {
   let text;
   try {
-    text = explorer.instanceJson(settingsText());
+    text = await call('instanceJson', { settings: settingsText() });
   } catch (e) {
     showError(e.message);
     return;
@@ -632,9 +697,15 @@ function downloadInstance() {
 }
 
 async function main() {
-  await init();
-  explorer = new Explorer();
-  window.warpExplorer = { explorer, update, settingsText }; // for tests and the console
+  await startWorker();
+  // For tests and the console.
+  window.warpExplorer = {
+    update,
+    settingsText,
+    n: () => (loaded ? loaded.n : 0),
+    /** Whether a request to the worker is pending. */
+    busy: () => waiting.size > 0 || inFlight !== null,
+  };
   $('generate').addEventListener('click', generate);
   for (const id of ['gen', 'gen-n', 'gen-seed', 'gen-locality']) $(id).addEventListener('change', generate);
   $('gen-locality').addEventListener('input', () => {
@@ -669,7 +740,7 @@ async function main() {
     showAllRows = true;
     if (lastPlan) renderGroups(lastPlan);
   });
-  generate();
+  await generate();
   document.body.dataset.ready = 'true';
 }
 
