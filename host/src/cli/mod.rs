@@ -7,6 +7,7 @@ pub mod build;
 pub mod demo;
 pub mod plan;
 pub mod query;
+pub mod reorder;
 
 /// WaRP: workload-aware request planning for vector search on object storage.
 #[derive(Debug, Parser)]
@@ -30,6 +31,8 @@ pub enum Command {
     Bench(bench::BenchArgs),
     /// The whole story on one machine: SIFT-like data, two layouts, all policies on simulated S3.
     Demo(demo::DemoArgs),
+    /// Lay out cluster payloads (PCA + Z-order, Hilbert, spectral, …) and judge the layout by its co-access gap and plans.
+    Reorder(reorder::ReorderArgs),
 }
 
 /// Runs the parsed command line.
@@ -43,5 +46,6 @@ pub fn execute(cli: Cli) -> anyhow::Result<()> {
         Command::Query(args) => Ok(query::execute(&args)?),
         Command::Bench(args) => Ok(bench::execute(&args)?),
         Command::Demo(args) => Ok(demo::execute(&args)?),
+        Command::Reorder(args) => reorder::execute(&args),
     }
 }
