@@ -30,6 +30,16 @@ pub struct HostConfig {
     pub planner: PlannerKind,
 }
 
+/// The environment variables [`HostConfigBuilder::from_env`] reads (other
+/// `WARP_*` variables, e.g. of the test scripts, are not settings).
+pub const ENV_KEYS: [&str; 5] = [
+    "WARP_URL",
+    "WARP_IO_SLOTS",
+    "WARP_CACHE_BYTES",
+    "WARP_SIMULATE",
+    "WARP_PLANNER",
+];
+
 /// Builds a [`HostConfig`].
 #[derive(Debug)]
 pub struct HostConfigBuilder {
@@ -66,9 +76,9 @@ impl HostConfigBuilder {
     /// `WARP_PLANNER` (`component` or `native`).
     pub fn from_env() -> Self {
         let mut b = Self::new();
-        for (key, value) in std::env::vars() {
-            if key.starts_with("WARP_") {
-                b = b.with_config(&key, &value);
+        for key in ENV_KEYS {
+            if let Ok(value) = std::env::var(key) {
+                b = b.with_config(key, &value);
             }
         }
         b

@@ -1,0 +1,91 @@
+//! Shared fixtures of the host integration tests: a tiny seeded index.
+
+#![allow(dead_code)]
+
+use std::sync::Arc;
+
+use warp_host::ivf::synthetic::{SyntheticParams, generate};
+use warp_host::ivf::{self, IvfBuildParams, TrainedIvf, Workload};
+use warp_host::query::{Index, SearchParams, Searcher, native_factory, parse_policy};
+use warp_host::store::StoreLocation;
+
+/// A tiny dataset and its trained index.
+pub struct Fixture {
+    pub dim: usize,
+    pub base: Vec<f32>,
+    pub queries: Vec<f32>,
+    pub trained: TrainedIvf,
+}
+
+pub fn fixture(pq_m: Option<usize>) -> Fixture {
+    let dim = 16;
+    let (base, queries) = generate(&SyntheticParams {
+        n: 3000,
+        nq: 20,
+        dim,
+        components: 8,
+        seed: 5,
+    });
+    let trained = ivf::train(
+        &base,
+        dim,
+        &IvfBuildParams {
+            nlist: 32,
+            pq_m,
+            niter: 5,
+            ..IvfBuildParams::default()
+        },
+    )
+    .unwrap();
+    Fixture {
+        dim,
+        base,
+        queries,
+        trained,
+    }
+}
+
+pub async fn write(f: &Fixture, loc: &StoreLocation, order: &[u32], name: &str) {
+    ivf::write(
+        loc,
+        &f.base,
+        &f.trained,
+        order,
+        name,
+        Workload {
+            queries: Some(&f.queries),
+            groundtruth: None,
+        },
+    )
+    .await
+    .unwrap();
+}
+
+pub const POLICIES: [&str; 6] = [
+    "separate",
+    "lance",
+    "object_store",
+    "coalesce:4096",
+    "warp",
+    "min_w",
+];
+
+/// The neighbour ids of every query under `policy`.
+pub async fn answers(loc: StoreLocation, queries: &[f32], policy: &str) -> Vec<Vec<u32>> {
+    let index = Arc::new(Index::open(loc).await.unwrap());
+    let dim = index.manifest.dim;
+    let searcher = Searcher::new(index, 8, 0, native_factory());
+    let params = SearchParams {
+        nprobe: 6,
+        method: parse_policy(policy).unwrap(),
+        parallelism: Some(2.0),
+        ..SearchParams::default()
+    };
+    let mut out = Vec::new();
+    for q in queries.chunks_exact(dim) {
+        let r = searcher.search(q, &params).await.unwrap();
+        assert_eq!(r.neighbors.len(), 10);
+        out.push(r.neighbors.iter().map(|n| n.id).collect());
+    }
+    out
+}
