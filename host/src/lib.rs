@@ -7,6 +7,7 @@
 
 pub mod bench;
 pub mod cli;
+pub mod component;
 pub mod config;
 pub mod error;
 pub mod formats;

@@ -1,4 +1,9 @@
 //! `warp plan`: the DESIGN §5 contract on the command line.
+//!
+//! Plans through the embedded WebAssembly component by default (the code every
+//! runtime shares); `--native` calls planner-core directly. Both print the same
+//! bytes: the instance is parsed and the plan printed by the same code, only
+//! the planning runs in one place or the other.
 
 use std::io::Read;
 use std::path::PathBuf;
@@ -6,7 +11,9 @@ use std::path::PathBuf;
 use anyhow::Context;
 use clap::Args;
 use planner_core::json::{Instance, PlanJson};
-use planner_core::{Capacity, Planner};
+use planner_core::{Capacity, Plan, Planner};
+
+use crate::component::PlannerComponent;
 
 /// Arguments of `warp plan`.
 #[derive(Debug, Args)]
@@ -17,6 +24,10 @@ pub struct PlanArgs {
     /// Pretty-print the plan.
     #[arg(long)]
     pub pretty: bool,
+    /// Plan with planner-core compiled into this binary instead of the
+    /// WebAssembly component (same output, no wasmtime).
+    #[arg(long)]
+    pub native: bool,
 }
 
 /// Reads `path` (`-` = stdin) to a string.
@@ -43,10 +54,18 @@ pub fn read_input(path: &PathBuf) -> anyhow::Result<String> {
 pub fn execute(args: &PlanArgs) -> anyhow::Result<()> {
     let text = read_input(&args.input)?;
     let inst = Instance::from_json(&text)?;
-    let n = inst.intervals.len();
-    let mut planner = Planner::new(Capacity::new(n, inst.k_max.min(n)))?;
-    let plan = planner.plan(&inst.request())?;
-    let out = PlanJson::from(&plan);
+    let req = inst.request();
+    let out = if args.native {
+        let n = inst.intervals.len();
+        let mut planner = Planner::new(Capacity::new(n, inst.k_max.min(n)))?;
+        PlanJson::from(&planner.plan(&req)?)
+    } else {
+        let (requests, summary) = PlannerComponent::new()?.plan(&req)?;
+        PlanJson::from(&Plan {
+            requests: &requests,
+            summary,
+        })
+    };
     if args.pretty {
         println!("{}", serde_json::to_string_pretty(&out)?);
     } else {

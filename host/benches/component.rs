@@ -1,0 +1,88 @@
+//! Per-call planning time through the wasmtime component vs planner-core
+//! natively: IVF-like intervals, `warp`, `K_max = n/2`, `P = 8`, S3 surrogate.
+//!
+//! `cargo bench -p warp-host --bench component`; IDs read
+//! `warp/{native,component}/n=256,k=128,P=8`. Both sides keep one planner
+//! (native `Planner`, or one component instance whose guest planner is warm)
+//! and return owned requests, as the query path does.
+
+use criterion::{BenchmarkId, Criterion, criterion_group, criterion_main};
+use planner_core::{Capacity, Interval, Method, PlanRequest, Planner, Surrogate};
+use warp_host::component::PlannerComponent;
+
+/// Fixed seed of the interval generator.
+const SEED: u64 = 0x5EED_BE7C;
+
+/// SplitMix64 step.
+fn next(state: &mut u64) -> u64 {
+    *state = state.wrapping_add(0x9E37_79B9_7F4A_7C15);
+    let mut z = *state;
+    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+    z ^ (z >> 31)
+}
+
+/// `n` probed clusters out of `16·n`, payloads of 64–448 KiB laid out back to
+/// back (an IVF index's cluster payload file), sorted by offset.
+fn ivf_intervals(n: usize) -> Vec<Interval> {
+    let mut s = SEED ^ n as u64;
+    let nlist = 16 * n;
+    let mut offset = 0u64;
+    let layout: Vec<Interval> = (0..nlist)
+        .map(|_| {
+            let len = (64 << 10) + next(&mut s) % (384 << 10);
+            let iv = Interval::new(offset, len);
+            offset += len;
+            iv
+        })
+        .collect();
+    let mut probed: Vec<usize> = Vec::with_capacity(n);
+    while probed.len() < n {
+        let c = (next(&mut s) % nlist as u64) as usize;
+        if !probed.contains(&c) {
+            probed.push(c);
+        }
+    }
+    probed.sort_unstable();
+    probed.into_iter().map(|c| layout[c]).collect()
+}
+
+fn bench(c: &mut Criterion) {
+    let surrogate = Surrogate::S3;
+    let mut component = PlannerComponent::new().expect("component loads");
+    for n in [16usize, 256, 1024] {
+        let intervals = ivf_intervals(n);
+        let req = PlanRequest {
+            intervals: &intervals,
+            k_max: n / 2,
+            parallelism: Some(8.0),
+            surrogate: &surrogate,
+            epsilon: 0.01,
+            method: Method::Warp,
+        };
+        let id = format!("n={n},k={},P=8", n / 2);
+        let mut planner = Planner::new(Capacity::new(n, n / 2)).unwrap();
+        // Same plan on both sides before timing anything.
+        let native = planner.plan(&req).unwrap();
+        let expected = (native.requests.to_vec(), native.summary);
+        assert_eq!(component.plan(&req).unwrap(), expected);
+
+        let mut group = c.benchmark_group("warp");
+        group.bench_function(BenchmarkId::new("native", &id), |b| {
+            b.iter(|| {
+                let plan = planner.plan(&req).unwrap();
+                (plan.requests.to_vec(), plan.summary)
+            })
+        });
+        group.bench_function(BenchmarkId::new("component", &id), |b| {
+            b.iter(|| component.plan(&req).unwrap())
+        });
+        group.finish();
+    }
+    c.bench_function("component/instantiate", |b| {
+        b.iter(|| PlannerComponent::new().unwrap())
+    });
+}
+
+criterion_group!(benches, bench);
+criterion_main!(benches);

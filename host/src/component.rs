@@ -1,0 +1,878 @@
+//! The planner component, run by wasmtime.
+//!
+//! The host plans through the same WebAssembly component that Node (jco) and
+//! Python (wasmtime-py) embed, so every runtime computes the identical plan.
+//!
+//! # Brief overview
+//!
+//! - [`COMPONENT_WASM`] is the component itself (`wit/planner.wit`, world
+//!   `planner-component`), built from `planner-wasm` by `host/build.rs` and
+//!   embedded in the binary. It imports nothing.
+//! - [`PlannerComponent`] is one instance of it, for one worker: [`plan`],
+//!   [`plan_json`], [`frontier`], [`evaluate`], and the offline [`reorder`]
+//!   and [`coaccess_gap`]. The component is compiled once
+//!   per process (and the compiled artifact cached on disk, see
+//!   [`cache_dir`]); creating a `PlannerComponent` only instantiates it.
+//! - [`Limits`] caps every call: guest memory growth and fuel (executed
+//!   instructions), both derived from the instance's size and bounded by
+//!   absolute maxima. A call that exceeds them traps; the trap is returned as
+//!   [`ComponentError::Trap`] and the instance is replaced, so the next call on
+//!   the same `PlannerComponent` works.
+//! - [`ComponentError`] keeps the planner's refusal ([`PlanError`], the very
+//!   value and one-line display the native planner gives), traps, and load
+//!   failures apart.
+//!
+//! [`plan`]: PlannerComponent::plan
+//! [`plan_json`]: PlannerComponent::plan_json
+//! [`frontier`]: PlannerComponent::frontier
+//! [`evaluate`]: PlannerComponent::evaluate
+//! [`reorder`]: PlannerComponent::reorder
+//! [`coaccess_gap`]: PlannerComponent::coaccess_gap
+//!
+//! # Example
+//!
+//! ```
+//! use planner_core::{Interval, Method, PlanRequest, Surrogate};
+//! use warp_host::component::PlannerComponent;
+//!
+//! let mut planner = PlannerComponent::new().unwrap();
+//! let intervals = [Interval::new(0, 4096), Interval::new(8192, 4096), Interval::new(64 << 20, 4096)];
+//! let req = PlanRequest {
+//!     intervals: &intervals,
+//!     k_max: 2,
+//!     parallelism: Some(4.0),
+//!     surrogate: &Surrogate::S3,
+//!     epsilon: 0.01,
+//!     method: Method::Warp,
+//! };
+//! let (requests, summary) = planner.plan(&req).unwrap();
+//! assert_eq!(summary, planner_core::plan_once(&req).unwrap().1);
+//! assert_eq!((requests[0].first, requests[0].last), (0, 1));
+//! ```
+
+use std::collections::HashSet;
+use std::fmt;
+use std::hash::{DefaultHasher, Hash, Hasher};
+use std::path::PathBuf;
+use std::sync::{Mutex, OnceLock};
+
+use planner_core::reorder::{Layout, ReorderInput};
+use planner_core::{
+    Capacity, FrontierPoint, Method, PlanError, PlanRequest, PlanSummary, Request, Surrogate,
+};
+use wasmtime::component::{Component, Linker};
+use wasmtime::{Config, Engine, ResourceLimiter, Store, Trap};
+
+mod bindings {
+    wasmtime::component::bindgen!({
+        world: "planner-component",
+        path: "../wit",
+    });
+}
+
+use bindings::exports::warp::planner::planner as wit;
+use bindings::exports::warp::planner::reorder as wit_reorder;
+use bindings::{PlannerComponent as Bindings, PlannerComponentPre as BindingsPre};
+
+/// The planner component (`warp:planner@0.1.0`, world `planner-component`), as
+/// built by `host/build.rs`. `scripts/build-component` writes it to a file.
+pub const COMPONENT_WASM: &[u8] =
+    include_bytes!(concat!(env!("OUT_DIR"), "/planner.component.wasm"));
+
+/// Resource caps of one call into the component.
+///
+/// Each call may grow guest memory by `2 × need + 1 MiB` over its current size
+/// and execute `fuel_base + fuel_per_cell × cells` units of fuel (about one
+/// per WebAssembly instruction), where `need` is the planner's workspace for
+/// the instance ([`Capacity::workspace_bytes`]) plus its input and output
+/// buffers, and `cells = n · (K + 1) · log₂(span)` (times `n` for
+/// [`Method::Exact`]). Both are clamped by the maxima below.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Limits {
+    /// Largest guest linear memory, bytes. Default 256 MiB.
+    pub max_memory_bytes: usize,
+    /// Largest fuel of one call. Default `4·10^10` (tens of seconds).
+    pub max_fuel: u64,
+    /// Fuel every call gets. Default `10^8`.
+    pub fuel_base: u64,
+    /// Fuel per DP cell. Default 2,000.
+    pub fuel_per_cell: u64,
+}
+
+impl Default for Limits {
+    fn default() -> Self {
+        Self {
+            max_memory_bytes: 256 << 20,
+            max_fuel: 40_000_000_000,
+            fuel_base: 100_000_000,
+            fuel_per_cell: 2_000,
+        }
+    }
+}
+
+/// What a call into the component was doing, for error messages.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Work {
+    /// Planning (or evaluating a plan for) this many intervals.
+    Plan {
+        /// Intervals of the instance.
+        intervals: usize,
+    },
+    /// Reordering (or measuring a layout of) this many clusters.
+    Reorder {
+        /// Clusters of the input.
+        clusters: usize,
+    },
+}
+
+impl fmt::Display for Work {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Self::Plan { intervals } => write!(f, "planning {intervals} intervals"),
+            Self::Reorder { clusters } => write!(f, "reordering {clusters} clusters"),
+        }
+    }
+}
+
+/// What stopped a trapped call.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum TrapCause {
+    /// The guest asked to grow its memory to `requested` bytes, beyond the
+    /// call's limit of `limit` bytes.
+    MemoryLimit {
+        /// Memory size the guest asked for, bytes.
+        requested: usize,
+        /// The call's limit, bytes.
+        limit: usize,
+    },
+    /// The call used up its fuel.
+    OutOfFuel {
+        /// The call's fuel.
+        fuel: u64,
+    },
+    /// Any other trap (a guest bug).
+    Other,
+}
+
+/// Why a call into the component failed.
+#[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
+pub enum ComponentError {
+    /// The planner refused the instance: the same error, with the same
+    /// one-line display, as the native planner.
+    Plan(PlanError),
+    /// [`PlannerComponent::evaluate`]: the groups do not partition the intervals.
+    InvalidGroups {
+        /// `groups` or `groups[i].first`/`.last`.
+        field: String,
+        /// What is wrong.
+        message: String,
+    },
+    /// [`PlannerComponent::reorder`] or [`PlannerComponent::coaccess_gap`]
+    /// refused its input.
+    Reorder {
+        /// The offending input field.
+        field: String,
+        /// The one-line display of `planner_core::reorder::ReorderError`.
+        message: String,
+    },
+    /// The call trapped (resource limit or guest bug); the instance was replaced.
+    Trap {
+        /// The limit hit, if any.
+        cause: TrapCause,
+        /// What the call was doing.
+        work: Work,
+        /// Wasmtime's description.
+        detail: String,
+    },
+    /// The component could not be compiled or instantiated.
+    Load {
+        /// What failed.
+        detail: String,
+    },
+}
+
+impl fmt::Display for ComponentError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Self::Plan(e) => e.fmt(f),
+            Self::InvalidGroups { field, message } => write!(f, "{field}: {message}"),
+            Self::Reorder { message, .. } => f.write_str(message),
+            Self::Trap {
+                cause: TrapCause::MemoryLimit { requested, limit },
+                work,
+                ..
+            } => write!(
+                f,
+                "planner component: guest memory limit of {limit} bytes exceeded (asked for {requested} bytes) {work}"
+            ),
+            Self::Trap {
+                cause: TrapCause::OutOfFuel { fuel },
+                work,
+                ..
+            } => write!(
+                f,
+                "planner component: execution limit of {fuel} fuel exhausted {work}"
+            ),
+            Self::Trap { detail, .. } => write!(f, "planner component trapped: {detail}"),
+            Self::Load { detail } => write!(f, "planner component failed to load: {detail}"),
+        }
+    }
+}
+
+impl std::error::Error for ComponentError {}
+
+impl From<PlanError> for ComponentError {
+    fn from(e: PlanError) -> Self {
+        Self::Plan(e)
+    }
+}
+
+/// Store data: the memory guard of the instance.
+struct Guard {
+    /// Current size of the guest's linear memory, bytes.
+    memory: usize,
+    /// Largest size allowed during the current call, bytes.
+    limit: usize,
+    /// The size refused, when the guard stopped a growth.
+    refused: Option<usize>,
+}
+
+impl ResourceLimiter for Guard {
+    fn memory_growing(
+        &mut self,
+        _current: usize,
+        desired: usize,
+        _maximum: Option<usize>,
+    ) -> wasmtime::Result<bool> {
+        if desired > self.limit {
+            self.refused = Some(desired);
+            return Err(wasmtime::format_err!(
+                "guest memory limit of {} bytes exceeded (asked for {desired})",
+                self.limit
+            ));
+        }
+        self.memory = desired;
+        Ok(true)
+    }
+
+    fn table_growing(
+        &mut self,
+        _current: usize,
+        desired: usize,
+        _maximum: Option<usize>,
+    ) -> wasmtime::Result<bool> {
+        Ok(desired <= 10_000)
+    }
+
+    fn instances(&self) -> usize {
+        4
+    }
+
+    fn tables(&self) -> usize {
+        4
+    }
+
+    fn memories(&self) -> usize {
+        1
+    }
+}
+
+/// The compiled component, shared by every [`PlannerComponent`] of the process.
+struct Shared {
+    engine: Engine,
+    pre: BindingsPre<Guard>,
+}
+
+fn load_err(what: &str, e: impl fmt::Display) -> ComponentError {
+    ComponentError::Load {
+        detail: format!("{what}: {e:#}"),
+    }
+}
+
+/// Where compiled components are cached: `$WARP_CACHE_DIR`, else
+/// `$XDG_CACHE_HOME/warp`, else `$HOME/.cache/warp`; `None` (no disk cache) when
+/// `WARP_CACHE_DIR` is empty or no home is known.
+///
+/// A cached artifact is native code that wasmtime loads without re-checking;
+/// keep this directory private to the user.
+pub fn cache_dir() -> Option<PathBuf> {
+    if let Some(dir) = std::env::var_os("WARP_CACHE_DIR") {
+        return (!dir.is_empty()).then(|| PathBuf::from(dir));
+    }
+    std::env::var_os("XDG_CACHE_HOME")
+        .filter(|d| !d.is_empty())
+        .map(PathBuf::from)
+        .or_else(|| std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".cache")))
+        .map(|d| d.join("warp"))
+}
+
+/// Compiles the component, or loads it from the disk cache keyed by a hash of
+/// the component bytes and the engine's compilation settings.
+fn compile(engine: &Engine) -> Result<Component, ComponentError> {
+    let mut h = DefaultHasher::new();
+    COMPONENT_WASM.hash(&mut h);
+    engine.precompile_compatibility_hash().hash(&mut h);
+    let path = cache_dir().map(|d| d.join(format!("planner-{:016x}.cwasm", h.finish())));
+    if let Some(path) = path.as_ref().filter(|p| p.is_file()) {
+        // SAFETY: the file was written by `precompile_component` below for this
+        // very component and engine configuration (the hash in its name), in
+        // the user's private cache directory.
+        if let Ok(c) = unsafe { Component::deserialize_file(engine, path) } {
+            return Ok(c);
+        }
+    }
+    let bytes = engine
+        .precompile_component(COMPONENT_WASM)
+        .map_err(|e| load_err("compiling", e))?;
+    if let Some(path) = &path {
+        // Best effort: write a temporary file, then rename it into place.
+        let tmp = path.with_extension(format!("tmp{}", std::process::id()));
+        let written = path
+            .parent()
+            .is_some_and(|d| std::fs::create_dir_all(d).is_ok())
+            && std::fs::write(&tmp, &bytes).is_ok()
+            && std::fs::rename(&tmp, path).is_ok();
+        if !written {
+            let _ = std::fs::remove_file(&tmp);
+        }
+    }
+    // SAFETY: `bytes` was just produced by `precompile_component` on this engine.
+    unsafe { Component::deserialize(engine, &bytes) }.map_err(|e| load_err("loading", e))
+}
+
+fn shared() -> Result<&'static Shared, ComponentError> {
+    static SHARED: OnceLock<Result<Shared, ComponentError>> = OnceLock::new();
+    SHARED
+        .get_or_init(|| {
+            let mut config = Config::new();
+            config.consume_fuel(true);
+            let engine = Engine::new(&config).map_err(|e| load_err("configuring wasmtime", e))?;
+            let component = compile(&engine)?;
+            let linker = Linker::<Guard>::new(&engine);
+            let pre = linker
+                .instantiate_pre(&component)
+                .and_then(BindingsPre::new)
+                .map_err(|e| load_err("linking", e))?;
+            Ok(Shared { engine, pre })
+        })
+        .as_ref()
+        .map_err(Clone::clone)
+}
+
+/// The guest's `&'static str` fields (field paths, reasons, capacity names)
+/// come from a finite set of literals in planner-core; each distinct string is
+/// leaked once so that the host rebuilds the very [`PlanError`] the guest had.
+fn intern(s: String) -> Option<&'static str> {
+    static SEEN: Mutex<Option<HashSet<&'static str>>> = Mutex::new(None);
+    let mut seen = SEEN.lock().unwrap_or_else(|e| e.into_inner());
+    let seen = seen.get_or_insert_with(HashSet::new);
+    if let Some(s) = seen.get(s.as_str()) {
+        return Some(s);
+    }
+    // A bound, in case a guest ever produced unbounded distinct strings.
+    (seen.len() < 256).then(|| {
+        let s: &'static str = Box::leak(s.into_boxed_str());
+        seen.insert(s);
+        s
+    })
+}
+
+/// The display line `field: message` as a [`PlanError::Json`] (whose display is
+/// exactly that line).
+fn line_error(line: &str) -> PlanError {
+    let (field, message) = line.split_once(": ").unwrap_or(("$", line));
+    PlanError::Json {
+        field: field.into(),
+        message: message.into(),
+    }
+}
+
+fn plan_error(e: wit::PlanError) -> ComponentError {
+    use wit::PlanError as W;
+    let idx = |i: u32| i as usize;
+    ComponentError::Plan(match e {
+        W::EmptyInterval(index) => PlanError::EmptyInterval { index: idx(index) },
+        W::Overlapping(o) => PlanError::Overlapping {
+            index: idx(o.index),
+            offset: o.offset,
+            previous_end: o.previous_end,
+        },
+        W::OffsetOverflow(index) => PlanError::OffsetOverflow { index: idx(index) },
+        W::ZeroKMax => PlanError::ZeroKMax,
+        W::InvalidParallelism(value) => PlanError::InvalidParallelism { value },
+        W::InvalidEpsilon(value) => PlanError::InvalidEpsilon { value },
+        W::InvalidSurrogateValue(v) => match intern(v.field.clone()) {
+            Some(field) => PlanError::InvalidSurrogateValue {
+                field,
+                index: v.index.map(idx),
+                value: v.value,
+            },
+            None => line_error(&format!(
+                "{}: must be finite and >= 0, got {}",
+                v.field, v.value
+            )),
+        },
+        W::EmptySurrogate => PlanError::EmptySurrogate,
+        W::UnsortedSurrogate(index) => PlanError::UnsortedSurrogate { index: idx(index) },
+        W::DecreasingSurrogate(index) => PlanError::DecreasingSurrogate { index: idx(index) },
+        W::SurrogateOverflow(span) => PlanError::SurrogateOverflow { span },
+        W::InvalidMethodParameter(m) => match (intern(m.field.clone()), intern(m.reason.clone())) {
+            (Some(field), Some(reason)) => PlanError::InvalidMethodParameter { field, reason },
+            _ => line_error(&format!("{}: {}", m.field, m.reason)),
+        },
+        W::CapacityExceeded(c) => match intern(c.what.clone()) {
+            Some(what) => PlanError::CapacityExceeded {
+                what,
+                requested: usize::try_from(c.requested).unwrap_or(usize::MAX),
+                capacity: usize::try_from(c.capacity).unwrap_or(usize::MAX),
+            },
+            None => line_error(&format!(
+                "{}: {} exceeds the planner capacity of {}",
+                c.what, c.requested, c.capacity
+            )),
+        },
+        W::Json(j) => PlanError::Json {
+            field: j.field,
+            message: j.message,
+        },
+        W::InvalidGroups(g) => {
+            return ComponentError::InvalidGroups {
+                field: g.field,
+                message: g.message,
+            };
+        }
+        W::Other(line) => line_error(&line),
+    })
+}
+
+fn wit_instance(req: &PlanRequest<'_>) -> wit::Instance {
+    wit::Instance {
+        intervals: req
+            .intervals
+            .iter()
+            .map(|iv| wit::Interval {
+                offset: iv.offset,
+                len: iv.len,
+            })
+            .collect(),
+        k_max: req.k_max as u64,
+        parallelism: req.parallelism,
+        surrogate: match req.surrogate {
+            Surrogate::Affine {
+                fixed_ms,
+                per_mib_ms,
+            } => wit::Surrogate::Affine(wit::Affine {
+                fixed_ms: *fixed_ms,
+                per_mib_ms: *per_mib_ms,
+            }),
+            Surrogate::Piecewise(points) => wit::Surrogate::Piecewise(
+                points
+                    .iter()
+                    .map(|p| wit::Breakpoint {
+                        bytes: p.bytes,
+                        ms: p.ms,
+                    })
+                    .collect(),
+            ),
+        },
+        epsilon: req.epsilon,
+        method: match req.method {
+            Method::Warp => wit::Method::Warp,
+            Method::Exact => wit::Method::Exact,
+            Method::Frontier => wit::Method::Frontier,
+            Method::Lagrangian => wit::Method::Lagrangian,
+            Method::MinW => wit::Method::MinW,
+            Method::MinB => wit::Method::MinB,
+            Method::Separate => wit::Method::Separate,
+            Method::Coalesce { max_gap, max_span } => {
+                wit::Method::Coalesce(wit::CoalesceParams { max_gap, max_span })
+            }
+            Method::Lance => wit::Method::Lance,
+            Method::ObjectStore => wit::Method::ObjectStore,
+        },
+    }
+}
+
+fn summary(s: &wit::Summary) -> PlanSummary {
+    PlanSummary {
+        requests: s.requests as usize,
+        bytes: s.bytes,
+        overfetch_bytes: s.overfetch_bytes,
+        w_ms: s.w_ms,
+        b_ms: s.b_ms,
+        t_ms: s.t_ms,
+        lower_bound_ms: s.lower_bound_ms,
+    }
+}
+
+/// The limits of one call.
+#[derive(Debug, Clone, Copy)]
+struct Budget {
+    work: Work,
+    /// Bytes the guest may need beyond its current memory.
+    memory_need: usize,
+    fuel: u64,
+}
+
+/// The size of a planning call, from which its limits are derived.
+#[derive(Debug, Clone, Copy)]
+struct CallSize {
+    intervals: usize,
+    k_max: usize,
+    exact: bool,
+    /// Bytes of text handed over (`plan_json`).
+    text: usize,
+}
+
+impl CallSize {
+    fn of(req: &PlanRequest<'_>) -> Self {
+        Self {
+            intervals: req.intervals.len(),
+            k_max: req.k_max,
+            exact: req.method == Method::Exact,
+            text: 0,
+        }
+    }
+
+    /// Bytes the guest may need for this call: workspace, input and output copies.
+    fn memory_need(&self) -> usize {
+        let n = self.intervals;
+        Capacity::new(n, self.k_max.min(n))
+            .workspace_bytes()
+            .unwrap_or(usize::MAX)
+            .saturating_add(n.saturating_mul(160))
+            .saturating_add(self.text.saturating_mul(4))
+    }
+
+    fn budget(&self, limits: &Limits) -> Budget {
+        Budget {
+            work: Work::Plan {
+                intervals: self.intervals,
+            },
+            memory_need: self.memory_need(),
+            fuel: self.fuel(limits),
+        }
+    }
+
+    fn fuel(&self, limits: &Limits) -> u64 {
+        let n = self.intervals as u64;
+        let k = (self.k_max as u64).min(n) + 1;
+        let cells = n
+            .saturating_mul(k)
+            .saturating_mul(64)
+            .saturating_mul(if self.exact { n.max(1) } else { 1 })
+            .saturating_add(self.text as u64);
+        limits
+            .fuel_base
+            .saturating_add(limits.fuel_per_cell.saturating_mul(cells))
+            .min(limits.max_fuel)
+    }
+}
+
+/// One instance of the planner component, for one worker (it is `Send`, not
+/// shared: give each thread its own).
+pub struct PlannerComponent {
+    limits: Limits,
+    store: Store<Guard>,
+    instance: Bindings,
+    fuel_used: u64,
+}
+
+impl fmt::Debug for PlannerComponent {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("PlannerComponent")
+            .field("limits", &self.limits)
+            .field("memory_bytes", &self.store.data().memory)
+            .finish_non_exhaustive()
+    }
+}
+
+impl PlannerComponent {
+    /// Instantiates the embedded component with [`Limits::default`]. The first
+    /// call in a process compiles it (or loads the cached artifact).
+    ///
+    /// # Errors
+    /// [`ComponentError::Load`] when wasmtime cannot compile or instantiate it.
+    pub fn new() -> Result<Self, ComponentError> {
+        Self::with_limits(Limits::default())
+    }
+
+    /// As [`PlannerComponent::new`], with explicit limits.
+    ///
+    /// # Errors
+    /// As [`PlannerComponent::new`].
+    pub fn with_limits(limits: Limits) -> Result<Self, ComponentError> {
+        let (store, instance) = Self::instantiate(&limits)?;
+        Ok(Self {
+            limits,
+            store,
+            instance,
+            fuel_used: 0,
+        })
+    }
+
+    fn instantiate(limits: &Limits) -> Result<(Store<Guard>, Bindings), ComponentError> {
+        let shared = shared()?;
+        let mut store = Store::new(
+            &shared.engine,
+            Guard {
+                memory: 0,
+                limit: limits.max_memory_bytes,
+                refused: None,
+            },
+        );
+        store.limiter(|g| g);
+        store
+            .set_fuel(limits.fuel_base)
+            .map_err(|e| load_err("setting fuel", e))?;
+        let instance = shared
+            .pre
+            .instantiate(&mut store)
+            .map_err(|e| load_err("instantiating", e))?;
+        Ok((store, instance))
+    }
+
+    /// The limits of this instance.
+    pub fn limits(&self) -> Limits {
+        self.limits
+    }
+
+    /// Fuel the last call used (about one unit per WebAssembly instruction).
+    pub fn last_fuel_used(&self) -> u64 {
+        self.fuel_used
+    }
+
+    /// Current size of the guest's linear memory, bytes.
+    pub fn memory_bytes(&self) -> usize {
+        self.store.data().memory
+    }
+
+    /// Runs one guest call under `budget`; a trap replaces the instance.
+    fn call<T, E>(
+        &mut self,
+        budget: Budget,
+        f: impl FnOnce(&Bindings, &mut Store<Guard>) -> wasmtime::Result<Result<T, E>>,
+        refused: impl FnOnce(E) -> ComponentError,
+    ) -> Result<T, ComponentError> {
+        let guard = self.store.data_mut();
+        guard.limit = guard
+            .memory
+            .saturating_add(budget.memory_need.saturating_mul(2))
+            .saturating_add(1 << 20)
+            .min(self.limits.max_memory_bytes);
+        guard.refused = None;
+        self.store
+            .set_fuel(budget.fuel)
+            .map_err(|e| load_err("setting fuel", e))?;
+        let result = f(&self.instance, &mut self.store);
+        self.fuel_used = budget.fuel - self.store.get_fuel().unwrap_or(0);
+        match result {
+            Ok(Ok(v)) => Ok(v),
+            Ok(Err(e)) => Err(refused(e)),
+            Err(e) => {
+                let guard = self.store.data();
+                let cause = match (guard.refused, e.downcast_ref::<Trap>()) {
+                    (Some(requested), _) => TrapCause::MemoryLimit {
+                        requested,
+                        limit: guard.limit,
+                    },
+                    (None, Some(Trap::OutOfFuel)) => TrapCause::OutOfFuel { fuel: budget.fuel },
+                    _ => TrapCause::Other,
+                };
+                // A trapped instance cannot be entered again: start afresh.
+                let (store, instance) = Self::instantiate(&self.limits)?;
+                self.store = store;
+                self.instance = instance;
+                Err(ComponentError::Trap {
+                    cause,
+                    work: budget.work,
+                    detail: format!("{e:#}"),
+                })
+            }
+        }
+    }
+
+    /// A planning call.
+    fn call_planner<T>(
+        &mut self,
+        size: CallSize,
+        f: impl FnOnce(&wit::Guest, &mut Store<Guard>) -> wasmtime::Result<Result<T, wit::PlanError>>,
+    ) -> Result<T, ComponentError> {
+        let budget = size.budget(&self.limits);
+        self.call(budget, |b, s| f(b.warp_planner_planner(), s), plan_error)
+    }
+
+    /// A reordering call over `clusters` clusters and `elements` input numbers.
+    fn call_reorder<T>(
+        &mut self,
+        clusters: usize,
+        elements: usize,
+        f: impl FnOnce(
+            &wit_reorder::Guest,
+            &mut Store<Guard>,
+        ) -> wasmtime::Result<Result<T, wit_reorder::ReorderError>>,
+    ) -> Result<T, ComponentError> {
+        // See `planner_core::reorder::reorder`'s memory formula: a few hundred
+        // bytes per cluster (Lanczos keeps ~51 vectors) plus copies of the input.
+        let budget = Budget {
+            work: Work::Reorder { clusters },
+            memory_need: clusters
+                .saturating_mul(512)
+                .saturating_add(elements.saturating_mul(32)),
+            fuel: self.limits.max_fuel,
+        };
+        self.call(
+            budget,
+            |b, s| f(b.warp_planner_reorder(), s),
+            |e| ComponentError::Reorder {
+                field: e.field,
+                message: e.message,
+            },
+        )
+    }
+
+    /// Plans `req` in the component: the same requests and summary, bit for
+    /// bit, as [`planner_core::Planner::plan`].
+    ///
+    /// # Errors
+    /// [`ComponentError::Plan`] for an invalid request (the native planner's
+    /// error), [`ComponentError::Trap`] when a limit is hit.
+    pub fn plan(
+        &mut self,
+        req: &PlanRequest<'_>,
+    ) -> Result<(Vec<Request>, PlanSummary), ComponentError> {
+        let instance = wit_instance(req);
+        let plan = self.call_planner(CallSize::of(req), |g, s| g.call_plan(s, &instance))?;
+        let requests = plan
+            .requests
+            .iter()
+            .map(|r| Request {
+                first: r.first,
+                last: r.last,
+                offset: r.offset,
+                len: r.len,
+            })
+            .collect();
+        Ok((requests, summary(&plan.summary)))
+    }
+
+    /// The DESIGN §5 contract inside the component: instance JSON in, plan JSON
+    /// out, as [`planner_core::json::plan_json`].
+    ///
+    /// # Errors
+    /// As [`PlannerComponent::plan`]; malformed JSON is [`PlanError::Json`].
+    pub fn plan_json(&mut self, instance: &str) -> Result<String, ComponentError> {
+        // Size the limits from the text without parsing it: every interval
+        // opens a bracket; assume K_max = n.
+        let n = instance.bytes().filter(|&b| b == b'[').count();
+        let size = CallSize {
+            intervals: n,
+            k_max: n,
+            exact: instance.contains("\"exact\""),
+            text: instance.len(),
+        };
+        self.call_planner(size, |g, s| g.call_plan_json(s, instance))
+    }
+
+    /// The `(B, W)` Pareto frontier (see [`planner_core::Planner::frontier`]),
+    /// `B` ascending, at most `max_points` vertices.
+    ///
+    /// # Errors
+    /// As [`PlannerComponent::plan`].
+    pub fn frontier(
+        &mut self,
+        req: &PlanRequest<'_>,
+        exact: bool,
+        max_points: u32,
+    ) -> Result<Vec<FrontierPoint>, ComponentError> {
+        let instance = wit_instance(req);
+        let mut size = CallSize::of(req);
+        size.exact = true; // one DP per vertex
+        let points = self.call_planner(size, |g, s| {
+            g.call_frontier(s, &instance, exact, max_points)
+        })?;
+        Ok(points
+            .iter()
+            .map(|p| FrontierPoint {
+                cap: p.cap,
+                b_ms: p.b_ms,
+                w_ms: p.w_ms,
+                requests: p.requests as usize,
+                bytes: p.bytes,
+                exact: p.exact,
+            })
+            .collect())
+    }
+
+    /// The summary of a caller's plan: `groups` are inclusive `(first, last)`
+    /// interval ranges that must partition the intervals in order.
+    /// `lower_bound_ms` is `None`; `req.method` is ignored.
+    ///
+    /// # Errors
+    /// [`ComponentError::InvalidGroups`], or as [`PlannerComponent::plan`].
+    pub fn evaluate(
+        &mut self,
+        req: &PlanRequest<'_>,
+        groups: &[(u32, u32)],
+    ) -> Result<PlanSummary, ComponentError> {
+        let instance = wit_instance(req);
+        let groups: Vec<wit::Group> = groups
+            .iter()
+            .map(|&(first, last)| wit::Group { first, last })
+            .collect();
+        let mut size = CallSize::of(req);
+        size.exact = false;
+        let s = self.call_planner(size, |g, s| g.call_evaluate(s, &instance, &groups))?;
+        Ok(summary(&s))
+    }
+
+    /// A payload layout (`order[position] = cluster id`) computed in the
+    /// component, as `planner_core::reorder::reorder`.
+    ///
+    /// # Errors
+    /// [`ComponentError::Reorder`] naming the offending field, or
+    /// [`ComponentError::Trap`].
+    pub fn reorder(
+        &mut self,
+        input: &ReorderInput<'_>,
+        layout: &Layout,
+    ) -> Result<Vec<u32>, ComponentError> {
+        let wit_input = wit_reorder::ReorderInput {
+            centroids: input.centroids.to_vec(),
+            dim: u32::try_from(input.dim).unwrap_or(u32::MAX),
+            sizes: input.sizes.to_vec(),
+            probes: input.probes.to_vec(),
+            probe_offsets: input.probe_offsets.to_vec(),
+        };
+        let layout = match *layout {
+            Layout::Identity => wit_reorder::Layout::Identity,
+            Layout::Random { seed } => wit_reorder::Layout::Random(seed),
+            Layout::Pca1d => wit_reorder::Layout::Pca1d,
+            Layout::PcaZOrder { dims } => wit_reorder::Layout::PcaZOrder(dims),
+            Layout::PcaHilbert { dims } => wit_reorder::Layout::PcaHilbert(dims),
+            Layout::Spectral { seed } => wit_reorder::Layout::Spectral(seed),
+        };
+        let elements = input.centroids.len() + input.probes.len();
+        self.call_reorder(input.sizes.len(), elements, |g, s| {
+            g.call_reorder(s, &wit_input, layout)
+        })
+    }
+
+    /// The weighted co-access gap of a layout, as
+    /// `planner_core::reorder::coaccess_gap`.
+    ///
+    /// # Errors
+    /// As [`PlannerComponent::reorder`].
+    pub fn coaccess_gap(
+        &mut self,
+        order: &[u32],
+        sizes: &[u64],
+        probes: &[u32],
+        probe_offsets: &[u32],
+    ) -> Result<f64, ComponentError> {
+        self.call_reorder(sizes.len(), probes.len() + order.len(), |g, s| {
+            g.call_coaccess_gap(s, order, sizes, probes, probe_offsets)
+        })
+    }
+}

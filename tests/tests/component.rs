@@ -1,0 +1,417 @@
+//! The planner component inside wasmtime (`warp_host::component`) against the
+//! native planner: every golden vector bit for bit, every refusal as the same
+//! typed error, and the resource limits.
+
+use planner_core::json::{Instance, PlanJson};
+use planner_core::{
+    Breakpoint, Capacity, Interval, Method, Plan, PlanError, PlanRequest, Planner, Surrogate,
+};
+use warp_host::component::{
+    COMPONENT_WASM, ComponentError, Limits, PlannerComponent, TrapCause, Work,
+};
+use warp_tests::{instance_text, load_vectors, outcome, same_json, vectors_dir};
+
+/// `plan-json` (JSON parsed and printed inside the guest) on every vector, one
+/// instance for all calls (its planner is reused and grown across sizes).
+#[test]
+fn plan_json_reproduces_every_vector() {
+    let mut c = PlannerComponent::new().unwrap();
+    let vectors = load_vectors(&vectors_dir()).unwrap();
+    assert!(vectors.len() >= 50);
+    let mut failures = Vec::new();
+    for v in &vectors {
+        let actual = outcome(
+            c.plan_json(&instance_text(&v.instance))
+                .map_err(|e| e.to_string()),
+        );
+        if let Err(e) = same_json(&v.expected, &actual) {
+            failures.push(format!("{}: {e}", v.name));
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+/// The typed `plan` export: same requests, same summary bits, same `PlanError`
+/// value as the native planner; vectors in reverse order, so that sizes shrink
+/// as well as grow.
+#[test]
+fn typed_plan_matches_native_on_every_vector() {
+    let mut c = PlannerComponent::new().unwrap();
+    let mut checked = 0;
+    for v in load_vectors(&vectors_dir()).unwrap().iter().rev() {
+        let Ok(inst) = Instance::from_value(&v.instance) else {
+            continue;
+        };
+        let req = inst.request();
+        let native = planner_core::plan_once(&req);
+        let component = c.plan(&req);
+        match (&native, &component) {
+            (Ok((nr, ns)), Ok((cr, cs))) => {
+                assert_eq!(nr, cr, "{}", v.name);
+                let json = serde_json::to_value(PlanJson::from(&Plan {
+                    requests: cr,
+                    summary: *cs,
+                }))
+                .unwrap();
+                same_json(&v.expected, &json).unwrap_or_else(|e| panic!("{}: {e}", v.name));
+                assert_eq!(ns.w_ms.to_bits(), cs.w_ms.to_bits(), "{}", v.name);
+            }
+            (Err(ne), Err(ComponentError::Plan(ce))) => {
+                assert_eq!(ne, ce, "{}", v.name);
+                assert_eq!(ne.to_string(), ce.to_string(), "{}", v.name);
+            }
+            _ => panic!("{}: native {native:?}, component {component:?}", v.name),
+        }
+        checked += 1;
+    }
+    assert!(checked >= 50, "{checked}");
+}
+
+fn intervals(n: u64) -> Vec<Interval> {
+    (0..n)
+        .map(|i| Interval::new(i * (3 << 20) + (i % 7) * 4096, 256 << 10))
+        .collect()
+}
+
+fn request<'a>(intervals: &'a [Interval], surrogate: &'a Surrogate) -> PlanRequest<'a> {
+    PlanRequest {
+        intervals,
+        k_max: 8,
+        parallelism: Some(8.0),
+        surrogate,
+        epsilon: 0.01,
+        method: Method::Warp,
+    }
+}
+
+/// Values JSON cannot carry (NaN, ±∞) reach the guest through the typed API and
+/// come back as the native planner's typed errors.
+#[test]
+fn non_finite_values_are_typed_errors() {
+    let mut c = PlannerComponent::new().unwrap();
+    let iv = intervals(4);
+    let s3 = Surrogate::S3;
+    let nan_affine = Surrogate::Affine {
+        fixed_ms: f64::NAN,
+        per_mib_ms: 1.0,
+    };
+    let inf_piecewise = Surrogate::Piecewise(vec![
+        Breakpoint { bytes: 0, ms: 1.0 },
+        Breakpoint {
+            bytes: 10,
+            ms: f64::INFINITY,
+        },
+    ]);
+    let cases: Vec<PlanRequest<'_>> = vec![
+        PlanRequest {
+            parallelism: Some(f64::NAN),
+            ..request(&iv, &s3)
+        },
+        PlanRequest {
+            parallelism: Some(f64::INFINITY),
+            ..request(&iv, &s3)
+        },
+        PlanRequest {
+            epsilon: f64::INFINITY,
+            ..request(&iv, &s3)
+        },
+        PlanRequest {
+            epsilon: f64::NAN,
+            ..request(&iv, &s3)
+        },
+        request(&iv, &nan_affine),
+        request(&iv, &inf_piecewise),
+        PlanRequest {
+            method: Method::Coalesce {
+                max_gap: 1,
+                max_span: Some(0),
+            },
+            ..request(&iv, &s3)
+        },
+    ];
+    for req in &cases {
+        let native = planner_core::plan_once(req).unwrap_err();
+        match c.plan(req) {
+            Err(ComponentError::Plan(e)) => {
+                // NaN payloads differ from themselves: compare the display.
+                assert_eq!(e.to_string(), native.to_string());
+                assert_eq!(std::mem::discriminant(&e), std::mem::discriminant(&native));
+            }
+            other => panic!("{req:?}: {other:?}"),
+        }
+    }
+}
+
+#[test]
+fn ten_million_intervals_hit_the_memory_cap_and_the_next_call_works() {
+    let mut c = PlannerComponent::new().unwrap();
+    let s3 = Surrogate::S3;
+    let huge: Vec<Interval> = (0..10_000_000u64)
+        .map(|i| Interval::new(i * 8192, 4096))
+        .collect();
+    let err = c.plan(&request(&huge, &s3)).unwrap_err();
+    match &err {
+        ComponentError::Trap {
+            cause: TrapCause::MemoryLimit { requested, limit },
+            work,
+            ..
+        } => {
+            assert_eq!(
+                *work,
+                Work::Plan {
+                    intervals: 10_000_000
+                }
+            );
+            assert!(requested > limit);
+            assert!(*limit <= Limits::default().max_memory_bytes);
+        }
+        other => panic!("{other:?}"),
+    }
+    let line = err.to_string();
+    assert!(
+        line.contains("guest memory limit") && line.contains("10000000 intervals"),
+        "{line}"
+    );
+    // The trapped instance was replaced: the same PlannerComponent plans again.
+    let iv = intervals(32);
+    let (requests, summary) = c.plan(&request(&iv, &s3)).unwrap();
+    assert_eq!(
+        (requests, summary),
+        planner_core::plan_once(&request(&iv, &s3)).unwrap()
+    );
+}
+
+#[test]
+fn fuel_exhaustion_is_a_trap_and_the_next_call_works() {
+    let limits = Limits {
+        max_fuel: 200_000,
+        fuel_base: 200_000,
+        ..Limits::default()
+    };
+    let mut c = PlannerComponent::with_limits(limits).unwrap();
+    let s3 = Surrogate::S3;
+    let iv = intervals(512);
+    let exact = PlanRequest {
+        method: Method::Exact,
+        k_max: 64,
+        ..request(&iv, &s3)
+    };
+    match c.plan(&exact) {
+        Err(ComponentError::Trap {
+            cause: TrapCause::OutOfFuel { fuel: 200_000 },
+            ..
+        }) => {}
+        other => panic!("{other:?}"),
+    }
+    let small = intervals(3);
+    assert!(c.plan(&request(&small, &s3)).is_ok());
+}
+
+/// Default limits leave every golden vector at least 10× headroom in fuel.
+#[test]
+fn default_fuel_has_headroom_on_every_vector() {
+    let mut c = PlannerComponent::new().unwrap();
+    let limits = c.limits();
+    for v in load_vectors(&vectors_dir()).unwrap() {
+        let Ok(inst) = Instance::from_value(&v.instance) else {
+            continue;
+        };
+        let req = inst.request();
+        let _ = c.plan(&req);
+        let used = c.last_fuel_used();
+        let n = req.intervals.len() as u64;
+        let k = (req.k_max as u64).min(n) + 1;
+        let cells = n
+            * k
+            * 64
+            * if req.method == Method::Exact {
+                n.max(1)
+            } else {
+                1
+            };
+        let allowed = (limits.fuel_base + limits.fuel_per_cell * cells).min(limits.max_fuel);
+        assert!(
+            used.saturating_mul(10) <= allowed,
+            "{}: used {used} of {allowed}",
+            v.name
+        );
+    }
+}
+
+#[test]
+fn evaluate_summarizes_a_callers_plan_and_checks_the_partition() {
+    let mut c = PlannerComponent::new().unwrap();
+    let s3 = Surrogate::S3;
+    let iv = intervals(20);
+    let req = request(&iv, &s3);
+    let (requests, summary) = c.plan(&req).unwrap();
+    let groups: Vec<(u32, u32)> = requests.iter().map(|r| (r.first, r.last)).collect();
+    let evaluated = c.evaluate(&req, &groups).unwrap();
+    assert_eq!(
+        evaluated,
+        planner_core::PlanSummary {
+            lower_bound_ms: None,
+            ..summary
+        }
+    );
+    for bad in [
+        vec![(0, 5), (7, 19)],
+        vec![(0, 5), (6, 18)],
+        vec![(0, 20)],
+        vec![(1, 19)],
+        vec![(0, 5), (6, 4)],
+        vec![],
+    ] {
+        match c.evaluate(&req, &bad) {
+            Err(ComponentError::InvalidGroups { field, .. }) => {
+                assert!(field.starts_with("groups"), "{field}");
+            }
+            other => panic!("{bad:?}: {other:?}"),
+        }
+    }
+    // Instance errors come first, as when planning.
+    let zero = PlanRequest { k_max: 0, ..req };
+    assert_eq!(
+        c.evaluate(&zero, &groups),
+        Err(ComponentError::Plan(PlanError::ZeroKMax))
+    );
+}
+
+#[test]
+fn frontier_matches_native() {
+    let mut c = PlannerComponent::new().unwrap();
+    let iv = intervals(40);
+    let piecewise = Surrogate::Piecewise(vec![
+        Breakpoint { bytes: 0, ms: 18.0 },
+        Breakpoint {
+            bytes: 1 << 20,
+            ms: 30.0,
+        },
+        Breakpoint {
+            bytes: 16 << 20,
+            ms: 40.0,
+        },
+    ]);
+    for surrogate in [Surrogate::S3, piecewise] {
+        for exact in [true, false] {
+            let req = PlanRequest {
+                k_max: 12,
+                ..request(&iv, &surrogate)
+            };
+            let mut native = Vec::new();
+            Planner::new(Capacity::new(40, 12))
+                .unwrap()
+                .frontier(&req, exact, 64, &mut native)
+                .unwrap();
+            let points = c.frontier(&req, exact, 64).unwrap();
+            assert!(!points.is_empty());
+            assert_eq!(points.len(), native.len());
+            for (p, q) in points.iter().zip(&native) {
+                assert_eq!(p.b_ms.to_bits(), q.b_ms.to_bits());
+                assert_eq!(p.w_ms.to_bits(), q.w_ms.to_bits());
+                assert_eq!(
+                    (p.cap, p.requests, p.bytes, p.exact),
+                    (q.cap, q.requests, q.bytes, q.exact)
+                );
+            }
+        }
+    }
+}
+
+/// The component imports nothing (no WASI, no types-only interface) and stays
+/// within its size budget.
+#[test]
+fn component_has_no_imports_and_fits_150_kb() {
+    let engine = wasmtime::Engine::default();
+    let component = wasmtime::component::Component::new(&engine, COMPONENT_WASM).unwrap();
+    let ty = component.component_type();
+    let imports: Vec<String> = ty
+        .imports(&engine)
+        .map(|(name, _)| name.to_owned())
+        .collect();
+    assert!(imports.is_empty(), "imports: {imports:?}");
+    let exports: Vec<String> = ty
+        .exports(&engine)
+        .map(|(name, _)| name.to_owned())
+        .collect();
+    for interface in ["warp:planner/planner@0.1.0", "warp:planner/reorder@0.1.0"] {
+        assert!(
+            exports.iter().any(|e| e == interface),
+            "exports: {exports:?}"
+        );
+    }
+    // Planning alone measured 140 KB; the reorder interface (PCA, Hilbert and
+    // Z-order keys, Lanczos) adds ~95 KB: the 150 KB budget holds for planning
+    // only (see BENCHMARKS.md). This bound catches regressions.
+    assert!(
+        COMPONENT_WASM.len() <= 256 * 1024,
+        "component is {} bytes",
+        COMPONENT_WASM.len()
+    );
+}
+
+/// The reorder interface computes the native layouts and gaps, and refuses
+/// bad input with the native error.
+#[test]
+fn reorder_matches_native() {
+    use planner_core::reorder::{Layout, SyntheticParams, clustered, coaccess_gap, reorder};
+    let w = clustered(&SyntheticParams {
+        clusters: 300,
+        dim: 24,
+        queries: 200,
+        ..SyntheticParams::default()
+    });
+    let input = planner_core::reorder::ReorderInput {
+        centroids: &w.centroids,
+        dim: w.dim,
+        sizes: &w.sizes,
+        probes: &w.probes,
+        probe_offsets: &w.probe_offsets,
+    };
+    let mut c = PlannerComponent::new().unwrap();
+    for layout in [
+        Layout::Identity,
+        Layout::Random { seed: 7 },
+        Layout::Pca1d,
+        Layout::PcaZOrder { dims: 4 },
+        Layout::PcaHilbert { dims: 3 },
+        Layout::Spectral { seed: 11 },
+    ] {
+        let native = reorder(&input, &layout).unwrap();
+        assert_eq!(c.reorder(&input, &layout).unwrap(), native, "{layout:?}");
+        let gap = coaccess_gap(&native, &w.sizes, &w.probes, &w.probe_offsets).unwrap();
+        let wasm = c
+            .coaccess_gap(&native, &w.sizes, &w.probes, &w.probe_offsets)
+            .unwrap();
+        assert_eq!(gap.to_bits(), wasm.to_bits(), "{layout:?}");
+    }
+    let bad = planner_core::reorder::ReorderInput { dim: 0, ..input };
+    let native = reorder(&bad, &Layout::Pca1d).unwrap_err();
+    match c.reorder(&bad, &Layout::Pca1d) {
+        Err(ComponentError::Reorder { field, message }) => {
+            assert_eq!(field, native.field());
+            assert_eq!(message, native.to_string());
+        }
+        other => panic!("{other:?}"),
+    }
+}
+
+/// `PlannerComponent` is `Send`: one per worker thread.
+#[test]
+fn one_instance_per_worker_thread() {
+    fn assert_send<T: Send>() {}
+    assert_send::<PlannerComponent>();
+    let s3 = Surrogate::S3;
+    let iv = intervals(64);
+    let expected = planner_core::plan_once(&request(&iv, &s3)).unwrap();
+    std::thread::scope(|scope| {
+        for _ in 0..2 {
+            scope.spawn(|| {
+                let mut c = PlannerComponent::new().unwrap();
+                for _ in 0..10 {
+                    assert_eq!(c.plan(&request(&iv, &s3)).unwrap(), expected);
+                }
+            });
+        }
+    });
+}
