@@ -7,8 +7,8 @@
 //! `pca_hilbert` use the default `m = 4`.
 //!
 //! Two groups measure the same functions: `reorder` with criterion's wall
-//! clock, and `reorder_cpu` with the benchmark thread's CPU time (Linux
-//! `/proc/thread-self/schedstat`; the group is skipped where that file is
+//! clock, and `reorder_cpu` with the benchmark thread's CPU time
+//! (`CLOCK_THREAD_CPUTIME_ID`; the group is skipped where that clock is
 //! missing), which stays meaningful on a shared, oversubscribed machine.
 //! Run with `cargo bench -p planner-core --bench reorder`;
 //! `scripts/bench-table reorder` and `scripts/bench-table reorder_cpu` turn
@@ -25,17 +25,24 @@ use planner_core::reorder::{
 
 const SEED: u64 = 0x5EED_CAFE;
 const DIM: usize = 128;
-const SCHEDSTAT: &str = "/proc/thread-self/schedstat";
-
-/// Nanoseconds the calling thread has spent on a CPU (first field of
-/// `/proc/thread-self/schedstat`), or `None` off Linux.
+/// Nanoseconds of CPU time the calling thread has used
+/// (`clock_gettime(CLOCK_THREAD_CPUTIME_ID)`), or `None` where that clock is
+/// unavailable.
 fn thread_cpu_ns() -> Option<u64> {
-    std::fs::read_to_string(SCHEDSTAT)
-        .ok()?
-        .split_whitespace()
-        .next()?
-        .parse()
-        .ok()
+    #[cfg(unix)]
+    {
+        let mut t = libc::timespec {
+            tv_sec: 0,
+            tv_nsec: 0,
+        };
+        // SAFETY: `t` is a valid, writable timespec; the call only writes it.
+        let rc = unsafe { libc::clock_gettime(libc::CLOCK_THREAD_CPUTIME_ID, &mut t) };
+        (rc == 0).then(|| t.tv_sec as u64 * 1_000_000_000 + t.tv_nsec as u64)
+    }
+    #[cfg(not(unix))]
+    {
+        None
+    }
 }
 
 /// Criterion measurement: CPU time of the benchmark thread, in nanoseconds.

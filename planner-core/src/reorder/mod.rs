@@ -33,8 +33,8 @@
 //! | `pca_hilbert` | centroids | PCA + `O(C·m·b)` keys + sort |
 //! | `spectral` | query log, seed | `O(Σ_q |probes_q|²)` graph + Lanczos `O(R·(k·nnz + k²·C))` |
 //!
-//! PCA costs `O(S·d² + I·d²·(m + 4) + C·d·m)` with `S = min(C, 2048)` sampled
-//! centroids for the covariance and `I ≤ 300` subspace iterations; `b =
+//! PCA costs `O(S·d² + d³ + I·d²·(m + 4) + C·d·m)` with `S = min(C, 1024)`
+//! sampled centroids for the covariance and `I ≤ 300` subspace iterations; `b =
 //! min(32, ⌊64/m⌋)` bits per quantized coordinate; `k = 32` Lanczos steps,
 //! `R ≤ 2` runs per component, `nnz` co-access edges.
 //!
@@ -251,7 +251,10 @@ impl ReorderInput<'_> {
         if clusters > u32::MAX as usize {
             return Err(ReorderError::TooManyClusters { clusters });
         }
-        if let Some(i) = self.centroids.iter().position(|x| !x.is_finite()) {
+        // A branch-free scan first (it vectorizes); locate the culprit only on failure.
+        if !self.centroids.iter().fold(true, |ok, x| ok & x.is_finite())
+            && let Some(i) = self.centroids.iter().position(|x| !x.is_finite())
+        {
             return Err(ReorderError::NonFiniteCentroid {
                 cluster: i / self.dim,
                 component: i % self.dim,
@@ -285,7 +288,7 @@ impl ReorderInput<'_> {
 /// # Complexity
 /// See the module table. Memory, in bytes, on top of the returned `4C`:
 /// - `identity`, `random`: none;
-/// - PCA layouts: `8·(d² + 3bd + 2b² + 2d + C·m) + 16C` with `b = min(d, m + 4)`
+/// - PCA layouts: `8·(2d² + 3bd + 2b² + 2d + C·m) + 16C` with `b = min(d, m + 4)`
 ///   (`m = 1` for `pca_1d`, `m = min(dims, d)` otherwise), plus `4C·m` for the
 ///   quantized coordinates of the curve layouts;
 /// - `spectral`: `8(Q + 1) + 4L` for the deduplicated log (`Q` queries, `L =
