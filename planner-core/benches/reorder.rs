@@ -4,7 +4,7 @@
 //! co-access gap as `coaccess_gap/C=<C>,d=128`. Centroids are a 16-group
 //! Gaussian mixture with a decaying spectrum ([`clustered`]); the query log has
 //! 2000 queries probing their 16 nearest centroids. `pca_zorder` and
-//! `pca_hilbert` use the default `m = 4`.
+//! `pca_hilbert` use the default `m = 5`.
 //!
 //! Two groups measure the same functions: `reorder` with criterion's wall
 //! clock, and `reorder_cpu` with the benchmark thread's CPU time

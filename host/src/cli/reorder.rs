@@ -37,7 +37,7 @@ pub struct ReorderArgs {
     /// Layout method: identity, random, pca_1d, pca_zorder, pca_hilbert, spectral.
     #[arg(long, default_value = "pca_zorder")]
     pub method: String,
-    /// PCA dimensions m of pca_zorder and pca_hilbert (default 4).
+    /// PCA dimensions m of pca_zorder and pca_hilbert (default 5).
     #[arg(long)]
     pub dims: Option<u32>,
     /// Seed of random and spectral (default 0).

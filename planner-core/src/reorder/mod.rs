@@ -29,7 +29,7 @@
 //! | `identity` | nothing | `O(C)` |
 //! | `random` | seed | `O(C)` |
 //! | `pca_1d` | centroids | PCA + `O(C log C)` sort |
-//! | `pca_zorder` (default, `m = 4`) | centroids | PCA + `O(C·m·b)` keys + sort |
+//! | `pca_zorder` (default, `m = 5`) | centroids | PCA + `O(C·m·b)` keys + sort |
 //! | `pca_hilbert` | centroids | PCA + `O(C·m·b)` keys + sort |
 //! | `spectral` | query log, seed | `O(Σ_q |probes_q|²)` graph + Lanczos `O(R·(k·nnz + k²·C))` |
 //!
@@ -76,21 +76,22 @@ pub use synthetic::{SyntheticParams, SyntheticWorkload, clustered};
 pub use zorder::morton_key;
 
 /// The default number of PCA dimensions of [`Layout::PcaZOrder`] and
-/// [`Layout::PcaHilbert`]: `m = 4`.
+/// [`Layout::PcaHilbert`]: `m = 5`.
 ///
-/// Measured on a clustered synthetic workload ([`clustered`], `C = 1024`,
-/// `d = 128`, 16 groups, 2000 queries, `nprobe = 8`, 256 KiB mean payload; the
-/// `default_dims_is_near_best_for_the_plans` test): WaRP plans over the log
-/// (`K_max = 16`, `P = 8`, S3 surrogate) need 7.86 GETs per query under the
-/// identity layout and, for PCA m-D + Z-order with `m = 1..8`,
-/// 6.99, 5.56, 4.72, **4.55**, 4.52, 4.56, 4.56, 4.63: most of the gain is in by
-/// `m = 4`, and each further axis halves the key bits of the others for no
-/// gain. Three other mixtures (64 and 256 groups, one Gaussian; `nprobe = 16`)
-/// agree: `m = 4` is within 2% of the best `m`. The weighted co-access gap
+/// Chosen by measurement on clustered synthetic workloads ([`clustered`],
+/// `C = 1024`, `d = 128`, 2000 queries; the `default_dims_is_near_best_*`
+/// tests): a layout is judged by the WaRP plans over the log (`K_max = 16`,
+/// `P = 8`, S3 surrogate). With 16 groups and `nprobe = 8` PCA m-D + Z-order
+/// needs, for `m = 1..8`, 6.99, 5.56, 4.72, 4.55, **4.52**, 4.56, 4.56, 4.63
+/// GETs per query (identity: 7.86). On three other mixtures (64 overlapping
+/// groups, 256 tight groups, one anisotropic Gaussian; `nprobe = 16`) the best
+/// `m` is 6, 5 and 4; `m = 5` is within 1.4% of the best on all four, `m = 4`
+/// within 2.8%, `m = 1` needs 20–54% more GETs. Beyond 5 each added axis
+/// halves the key bits of the others for no gain. The weighted co-access gap
 /// alone would pick `m = 1` (0.22 vs 0.32 of identity): it sums byte
 /// distances and is dominated by the rare far pairs a curve's jumps create,
 /// while the plans depend on how many co-probed payloads end up adjacent.
-pub const DEFAULT_DIMS: u32 = 4;
+pub const DEFAULT_DIMS: u32 = 5;
 
 /// The largest accepted PCA dimension count (4 bits per coordinate).
 pub const MAX_DIMS: u32 = 16;
