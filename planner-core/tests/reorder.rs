@@ -449,3 +449,236 @@ fn layout_quality_table() {
         );
     }
 }
+
+/// Golden vectors shared with the component and browser runtimes:
+/// `tests/vectors/reorder/*.json`, one case per file,
+/// `{"name", "input": {"centroids", "dim", "sizes", "probes", "probe_offsets",
+/// "layout": {"method", "dims", "seed"}}, "expected": {"order", "gap"} |
+/// {"error": {"field", "message"}}}`. Native results must match them exactly
+/// (`gap` compared as `f64` bits). Regenerate with
+/// `WARP_REGEN_REORDER_VECTORS=1 cargo test -p planner-core --test reorder golden`
+/// and review the diff.
+#[cfg(feature = "json")]
+mod golden {
+    use std::path::PathBuf;
+
+    use planner_core::reorder::{
+        DEFAULT_DIMS, Layout, ReorderInput, SyntheticParams, SyntheticWorkload, clustered,
+        coaccess_gap, reorder,
+    };
+    use serde_json::{Value, json};
+
+    fn dir() -> PathBuf {
+        PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../tests/vectors/reorder")
+    }
+
+    fn layout_json(l: &Layout) -> Value {
+        json!({"method": l.name(), "dims": l.dims(), "seed": l.seed()})
+    }
+
+    fn layout_from_json(v: &Value) -> Layout {
+        let mut l = Layout::from_name(v["method"].as_str().unwrap()).unwrap();
+        if let Some(d) = v["dims"].as_u64() {
+            l = l.with_dims(d as u32).unwrap();
+        }
+        if let Some(s) = v["seed"].as_u64() {
+            l = l.with_seed(s).unwrap();
+        }
+        l
+    }
+
+    fn case(name: &str, input: &ReorderInput<'_>, layout: &Layout) -> Value {
+        let expected = match reorder(input, layout) {
+            Ok(order) => {
+                let gap =
+                    coaccess_gap(&order, input.sizes, input.probes, input.probe_offsets).unwrap();
+                json!({"order": order, "gap": gap})
+            }
+            Err(e) => json!({"error": {"field": e.field(), "message": e.to_string()}}),
+        };
+        json!({
+            "name": name,
+            "input": {
+                "centroids": input.centroids.iter().map(|&x| f64::from(x)).collect::<Vec<_>>(),
+                "dim": input.dim,
+                "sizes": input.sizes,
+                "probes": input.probes,
+                "probe_offsets": input.probe_offsets,
+                "layout": layout_json(layout),
+            },
+            "expected": expected,
+        })
+    }
+
+    fn small() -> SyntheticWorkload {
+        clustered(&SyntheticParams {
+            clusters: 64,
+            dim: 8,
+            groups: 4,
+            queries: 60,
+            nprobe: 4,
+            mean_size: 1 << 16,
+            seed: 2024,
+            ..SyntheticParams::default()
+        })
+    }
+
+    /// Every golden case, computed natively.
+    fn cases() -> Vec<Value> {
+        let w = small();
+        let input = w.input();
+        let mut out = Vec::new();
+        for (name, layout) in [
+            ("identity", Layout::Identity),
+            ("random_seed_7", Layout::Random { seed: 7 }),
+            ("pca_1d", Layout::Pca1d),
+            ("pca_zorder_default", Layout::default()),
+            ("pca_zorder_dims_2", Layout::PcaZOrder { dims: 2 }),
+            ("pca_zorder_dims_16", Layout::PcaZOrder { dims: 16 }),
+            (
+                "pca_hilbert_default",
+                Layout::PcaHilbert { dims: DEFAULT_DIMS },
+            ),
+            ("pca_hilbert_dims_3", Layout::PcaHilbert { dims: 3 }),
+            ("spectral_seed_3", Layout::Spectral { seed: 3 }),
+        ] {
+            out.push(case(name, &input, &layout));
+        }
+        // Ties: identical centroids keep id order; spectral with a repeated
+        // id, an empty query and never co-accessed clusters.
+        let same = vec![0.25f32; 6 * 3];
+        let sizes = [10u64, 0, 30, 40, 50, 60];
+        let ties = ReorderInput {
+            centroids: &same,
+            dim: 3,
+            sizes: &sizes,
+            probes: &[4, 4, 1, 2, 5, 2],
+            probe_offsets: &[0, 2, 2, 4, 6],
+        };
+        out.push(case("ties_identical_centroids", &ties, &Layout::default()));
+        out.push(case(
+            "spectral_isolated_clusters",
+            &ties,
+            &Layout::Spectral { seed: 1 },
+        ));
+        let one = ReorderInput {
+            centroids: &[1.5],
+            dim: 1,
+            sizes: &[7],
+            probes: &[0],
+            probe_offsets: &[0, 1],
+        };
+        out.push(case(
+            "one_cluster_hilbert",
+            &one,
+            &Layout::PcaHilbert { dims: 4 },
+        ));
+        // Errors.
+        out.push(case(
+            "error_centroids_length",
+            &ReorderInput { dim: 3, ..input },
+            &Layout::default(),
+        ));
+        out.push(case(
+            "error_probe_out_of_range",
+            &ReorderInput {
+                probes: &[0, 64],
+                probe_offsets: &[0, 2],
+                ..input
+            },
+            &Layout::Pca1d,
+        ));
+        out.push(case(
+            "error_spectral_without_log",
+            &ReorderInput {
+                probes: &[],
+                probe_offsets: &[],
+                ..input
+            },
+            &Layout::Spectral { seed: 0 },
+        ));
+        out.push(case(
+            "error_dims_17",
+            &input,
+            &Layout::PcaZOrder { dims: 17 },
+        ));
+        out
+    }
+
+    /// Recomputes a stored case's expected value from its input.
+    fn recompute(doc: &Value) -> Value {
+        let inp = &doc["input"];
+        let nums = |k: &str| -> Vec<u64> {
+            inp[k]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|v| v.as_u64().unwrap())
+                .collect()
+        };
+        let centroids: Vec<f32> = inp["centroids"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|v| v.as_f64().unwrap() as f32)
+            .collect();
+        let sizes = nums("sizes");
+        let probes: Vec<u32> = nums("probes").into_iter().map(|x| x as u32).collect();
+        let offsets: Vec<u32> = nums("probe_offsets")
+            .into_iter()
+            .map(|x| x as u32)
+            .collect();
+        let input = ReorderInput {
+            centroids: &centroids,
+            dim: inp["dim"].as_u64().unwrap() as usize,
+            sizes: &sizes,
+            probes: &probes,
+            probe_offsets: &offsets,
+        };
+        case(
+            doc["name"].as_str().unwrap(),
+            &input,
+            &layout_from_json(&inp["layout"]),
+        )["expected"]
+            .clone()
+    }
+
+    #[test]
+    fn golden_vectors_match_native() {
+        let cases = cases();
+        if std::env::var_os("WARP_REGEN_REORDER_VECTORS").is_some() {
+            std::fs::create_dir_all(dir()).unwrap();
+            for c in &cases {
+                let path = dir().join(format!("{}.json", c["name"].as_str().unwrap()));
+                std::fs::write(&path, serde_json::to_string_pretty(c).unwrap() + "\n").unwrap();
+            }
+        }
+        let mut stored = 0;
+        for entry in std::fs::read_dir(dir()).unwrap() {
+            let path = entry.unwrap().path();
+            if path.extension().and_then(|e| e.to_str()) != Some("json") {
+                continue;
+            }
+            let doc: Value =
+                serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
+            let want = &doc["expected"];
+            let got = recompute(&doc);
+            assert_eq!(got["order"], want["order"], "{}", path.display());
+            assert_eq!(got["error"], want["error"], "{}", path.display());
+            if let Some(g) = want["gap"].as_f64() {
+                assert_eq!(
+                    got["gap"].as_f64().unwrap().to_bits(),
+                    g.to_bits(),
+                    "{}",
+                    path.display()
+                );
+            }
+            stored += 1;
+        }
+        // Every generated case is on disk (and the generator round-trips).
+        assert_eq!(stored, cases.len(), "run with WARP_REGEN_REORDER_VECTORS=1");
+        for c in &cases {
+            assert_eq!(recompute(c), c["expected"], "{}", c["name"]);
+        }
+    }
+}
