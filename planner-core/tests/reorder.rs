@@ -450,6 +450,53 @@ fn layout_quality_table() {
     }
 }
 
+mod properties {
+    use super::*;
+    use proptest::prelude::*;
+
+    /// A small arbitrary input: `C ≤ 40` clusters, `d ≤ 6`, coordinates from
+    /// a few values (many ties and duplicates), and a log of up to 12 queries.
+    fn arb_input() -> impl Strategy<Value = (Vec<f32>, usize, Vec<u64>, Vec<Vec<u32>>)> {
+        (1usize..=40, 1usize..=6).prop_flat_map(|(c, d)| {
+            (
+                prop::collection::vec(
+                    prop::sample::select(vec![-2.0f32, -0.5, 0.0, 0.5, 3.0]),
+                    c * d,
+                ),
+                Just(d),
+                prop::collection::vec(0u64..5000, c),
+                prop::collection::vec(prop::collection::vec(0u32..c as u32, 0..6), 1..12),
+            )
+        })
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(64))]
+
+        /// Every layout returns a permutation, and the gap of a layout never
+        /// exceeds the trivial bound `Σ_q pairs(q) · total bytes`.
+        #[test]
+        fn every_layout_is_a_permutation((centroids, dim, sizes, log) in arb_input()) {
+            let mut probes = Vec::new();
+            let mut offsets = vec![0u32];
+            for q in &log {
+                probes.extend_from_slice(q);
+                offsets.push(probes.len() as u32);
+            }
+            let input = ReorderInput { centroids: &centroids, dim, sizes: &sizes, probes: &probes, probe_offsets: &offsets };
+            let c = sizes.len();
+            let total: u64 = sizes.iter().sum();
+            let pairs: f64 = log.iter().map(|q| { let k = q.len() as f64; k * k }).sum();
+            for layout in all_layouts() {
+                let order = reorder(&input, &layout).unwrap();
+                assert_permutation(&order, c, &format!("{layout:?}"));
+                let g = coaccess_gap(&order, &sizes, &probes, &offsets).unwrap();
+                prop_assert!(g >= 0.0 && g <= pairs * total as f64, "{layout:?}: {g}");
+            }
+        }
+    }
+}
+
 /// Golden vectors shared with the component and browser runtimes:
 /// `tests/vectors/reorder/*.json`, one case per file,
 /// `{"name", "input": {"centroids", "dim", "sizes", "probes", "probe_offsets",
