@@ -151,6 +151,11 @@ impl HostConfigBuilder {
         self
     }
 
+    /// The simulation set so far.
+    pub fn simulate(&self) -> Option<SimulateConfig> {
+        self.simulate
+    }
+
     /// The planner. Default [`PlannerKind::Component`].
     pub fn with_planner(mut self, planner: PlannerKind) -> Self {
         self.planner = planner;

@@ -12,7 +12,7 @@ use crate::error::{Error, Result};
 use crate::query::{
     BackendFactory, Index, SearchParams, SearchResult, Searcher, native_factory, parse_policy,
 };
-use crate::store;
+use crate::store::{self, SimulateConfig};
 
 /// Options shared by `warp query` and `warp bench`.
 #[derive(Debug, Clone, Args)]
@@ -42,6 +42,18 @@ pub struct SearchOpts {
     /// Simulate S3 latency on every GET: "s3" or "none" (default: $WARP_SIMULATE or none).
     #[arg(long)]
     pub simulate: Option<String>,
+    /// Simulated S3: first-byte latency of a tiny GET, ms (default 25).
+    #[arg(long)]
+    pub sim_first_byte_ms: Option<f64>,
+    /// Simulated S3: extra latency per MiB, ms (default 5).
+    #[arg(long)]
+    pub sim_per_mib_ms: Option<f64>,
+    /// Simulated S3: bandwidth of the link shared by all GETs, MiB/s; 0 = unlimited (default 4096).
+    #[arg(long)]
+    pub sim_link_mib_s: Option<f64>,
+    /// Simulated S3: probability of a long-tail GET (default 0.02).
+    #[arg(long)]
+    pub sim_tail: Option<f64>,
     /// Plan with planner-core compiled into the host instead of the component.
     #[arg(long)]
     pub native: bool,
@@ -82,6 +94,22 @@ impl SearchOpts {
         }
         if let Some(s) = &self.simulate {
             b = b.with_config("simulate", s);
+        }
+        let sim_set = [
+            self.sim_first_byte_ms,
+            self.sim_per_mib_ms,
+            self.sim_link_mib_s,
+            self.sim_tail,
+        ];
+        if sim_set.iter().any(Option::is_some) {
+            let base = b.simulate().unwrap_or_default();
+            b = b.with_simulate(Some(SimulateConfig {
+                first_byte_ms: self.sim_first_byte_ms.unwrap_or(base.first_byte_ms),
+                per_mib_ms: self.sim_per_mib_ms.unwrap_or(base.per_mib_ms),
+                link_mib_per_s: self.sim_link_mib_s.unwrap_or(base.link_mib_per_s),
+                tail_probability: self.sim_tail.unwrap_or(base.tail_probability),
+                ..base
+            }));
         }
         if self.native {
             b = b.with_planner(PlannerKind::Native);
@@ -142,7 +170,8 @@ impl SearchOpts {
 /// [`Error::Planner`] when the component cannot be loaded.
 pub fn backend_factory(kind: PlannerKind) -> Result<(BackendFactory, &'static str)> {
     match kind {
-        PlannerKind::Native | PlannerKind::Component => Ok((native_factory(), "native")),
+        PlannerKind::Native => Ok((native_factory(), "native")),
+        PlannerKind::Component => Ok((crate::query::component_factory()?, "component")),
     }
 }
 

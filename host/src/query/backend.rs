@@ -59,6 +59,52 @@ impl PlanBackend for NativeBackend {
     }
 }
 
+/// The planner component (wasmtime), one instance per pooled backend.
+pub struct ComponentBackend(crate::component::PlannerComponent);
+
+impl ComponentBackend {
+    /// Instantiates the embedded component.
+    ///
+    /// # Errors
+    /// [`Error::Planner`] when it cannot be compiled or instantiated.
+    pub fn new() -> Result<Self> {
+        crate::component::PlannerComponent::new()
+            .map(Self)
+            .map_err(component_error)
+    }
+}
+
+fn component_error(e: crate::component::ComponentError) -> Error {
+    match e {
+        crate::component::ComponentError::Plan(p) => Error::Plan(p),
+        other => Error::Planner {
+            reason: other.to_string(),
+        },
+    }
+}
+
+impl PlanBackend for ComponentBackend {
+    fn plan(&mut self, req: &PlanRequest<'_>) -> Result<(Vec<Request>, PlanSummary)> {
+        self.0.plan(req).map_err(component_error)
+    }
+
+    fn name(&self) -> &'static str {
+        "component"
+    }
+}
+
+/// The component factory; instantiates one component up front so a load
+/// failure is reported before any query runs.
+///
+/// # Errors
+/// [`Error::Planner`] when the component cannot be loaded.
+pub fn component_factory() -> Result<BackendFactory> {
+    ComponentBackend::new()?;
+    Ok(Arc::new(|| {
+        Ok(Box::new(ComponentBackend::new()?) as Box<dyn PlanBackend>)
+    }))
+}
+
 /// Makes backends for the pool.
 pub type BackendFactory = Arc<dyn Fn() -> Result<Box<dyn PlanBackend>> + Send + Sync>;
 

@@ -23,8 +23,8 @@ use serde_json::{Value, json};
 use tokio::sync::Semaphore;
 
 pub use backend::{
-    BackendFactory, BackendPool, NativeBackend, PlanBackend, native_factory, parse_policy,
-    policy_name,
+    BackendFactory, BackendPool, ComponentBackend, NativeBackend, PlanBackend, component_factory,
+    native_factory, parse_policy, policy_name,
 };
 
 use crate::error::{Error, Result};

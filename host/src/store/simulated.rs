@@ -34,8 +34,9 @@ pub struct SimulateConfig {
     /// Extra first-byte latency per MiB requested, milliseconds. Default 5
     /// (so 1 MiB takes ~30 ms, the paper's figure).
     pub per_mib_ms: f64,
-    /// Bandwidth of the shared link all GETs go through, MiB/s; `0` for
-    /// unlimited. Default 1024 (≈ 8.6 Gbit/s, one instance's S3 throughput).
+    /// Bandwidth of the link all GETs share, MiB/s; `0` for unlimited.
+    /// Default 4096 (≈ 34 Gbit/s, a network-optimized instance's S3
+    /// throughput; 1024 models an ~8.6 Gbit/s instance).
     pub link_mib_per_s: f64,
     /// Probability that a GET lands in the long tail. Default 0.02.
     pub tail_probability: f64,
@@ -52,7 +53,7 @@ impl SimulateConfig {
         Self {
             first_byte_ms: 25.0,
             per_mib_ms: 5.0,
-            link_mib_per_s: 1024.0,
+            link_mib_per_s: 4096.0,
             tail_probability: 0.02,
             tail_max_factor: 4.0,
             seed: 7,
