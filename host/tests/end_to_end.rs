@@ -149,3 +149,27 @@ fn tempdir(name: &str) -> std::path::PathBuf {
     let _ = std::fs::remove_dir_all(&d);
     d
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn component_and_native_plan_the_same_fetches() {
+    let f = fixture(None);
+    let loc = store::open("memory://end-to-end-component").unwrap();
+    let order: Vec<u32> = (0..f.trained.nlist() as u32).collect();
+    write(&f, &loc, &order, "identity").await;
+    let index = Arc::new(Index::open(loc).await.unwrap());
+    let native = Searcher::new(Arc::clone(&index), 4, 0, native_factory());
+    let component = Searcher::new(index, 4, 0, warp_host::query::component_factory().unwrap());
+    let params = SearchParams {
+        nprobe: 8,
+        parallelism: Some(2.0),
+        ..SearchParams::default()
+    };
+    for q in f.queries.chunks_exact(f.dim) {
+        let (a, b) = (
+            native.search(q, &params).await.unwrap(),
+            component.search(q, &params).await.unwrap(),
+        );
+        assert_eq!(a.neighbors, b.neighbors);
+        assert_eq!((a.stats.gets, a.stats.bytes), (b.stats.gets, b.stats.bytes));
+    }
+}
