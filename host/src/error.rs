@@ -121,17 +121,9 @@ impl fmt::Display for Error {
     }
 }
 
-impl std::error::Error for Error {
-    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
-        match self {
-            Error::Format(e) => Some(e),
-            Error::Store { source, .. } => Some(source),
-            Error::Plan(e) => Some(e),
-            Error::Io { source, .. } => Some(source),
-            _ => None,
-        }
-    }
-}
+/// `Display` already includes the cause (the CLI prints one line), so no
+/// `source` is reported: printing the chain would repeat it.
+impl std::error::Error for Error {}
 
 impl From<FormatError> for Error {
     fn from(e: FormatError) -> Self {

@@ -52,14 +52,9 @@ impl fmt::Display for FormatError {
     }
 }
 
-impl std::error::Error for FormatError {
-    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
-        match self {
-            FormatError::Io { source, .. } => Some(source),
-            _ => None,
-        }
-    }
-}
+/// `Display` includes the I/O cause, so no `source` is reported (the CLI
+/// prints the chain on one line).
+impl std::error::Error for FormatError {}
 
 fn read_all(path: &Path) -> Result<Vec<u8>, FormatError> {
     std::fs::read(path).map_err(|source| FormatError::Io {
