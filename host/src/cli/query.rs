@@ -1,5 +1,6 @@
 //! `warp query`: answer one query or a file of them, as JSON.
 
+use std::io::Write;
 use std::path::PathBuf;
 use std::sync::Arc;
 
@@ -180,7 +181,7 @@ pub fn backend_factory(kind: PlannerKind) -> Result<(BackendFactory, &'static st
 /// # Errors
 /// Store, index and planner errors.
 pub async fn open_searcher(cfg: &HostConfig) -> Result<(Arc<Searcher>, &'static str)> {
-    let mut loc = store::open(&cfg.url)?;
+    let mut loc = store::open_existing(&cfg.url)?;
     if let Some(sim) = cfg.simulate {
         loc = loc.simulated(sim);
     }
@@ -302,13 +303,25 @@ pub fn execute(args: &QueryArgs) -> Result<()> {
             )));
         }
         let many = queries.len() > dim;
+        let mut out = std::io::stdout().lock();
         for (i, q) in queries.chunks_exact(dim).enumerate() {
             let r = searcher.search(q, &params).await?;
             let v = result_json(i, &r, planner);
-            if many {
-                println!("{}", serde_json::to_string(&v).unwrap_or_default());
+            let text = if many {
+                serde_json::to_string(&v)
             } else {
-                println!("{}", serde_json::to_string_pretty(&v).unwrap_or_default());
+                serde_json::to_string_pretty(&v)
+            };
+            match writeln!(out, "{}", text.unwrap_or_default()) {
+                Ok(()) => {}
+                // The reader went away (`| head`): stop quietly.
+                Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => return Ok(()),
+                Err(source) => {
+                    return Err(Error::Io {
+                        path: "stdout".into(),
+                        source,
+                    });
+                }
             }
         }
         Ok(())

@@ -97,6 +97,23 @@ fn is_loopback(endpoint: &str) -> bool {
             .is_ok_and(|ip| ip.is_loopback())
 }
 
+/// As [`open`] for reading an existing index: a local directory must already
+/// exist (nothing is created).
+///
+/// # Errors
+/// [`Error::Index`] when a local directory does not exist; otherwise as
+/// [`open`].
+pub fn open_existing(location: &str) -> Result<StoreLocation> {
+    let (scheme, rest) = location.split_once("://").unwrap_or(("", location));
+    if matches!(scheme, "" | "file") && !std::path::Path::new(rest).is_dir() {
+        return Err(Error::index(format!(
+            "no index at {} (no such directory; run `warp build` first)",
+            redact(location)
+        )));
+    }
+    open(location)
+}
+
 /// Opens the store at `location` (see the module docs for the forms).
 ///
 /// # Errors
