@@ -58,7 +58,7 @@ pub fn execute(args: &BenchArgs) -> Result<()> {
         args.search.params(&cfg, p, 1)?;
     }
     let rows = runtime()?.block_on(async {
-        let (searcher, _) = open_searcher(&cfg).await?;
+        let (searcher, _) = open_searcher(&cfg, args.search.preload).await?;
         let index = Arc::clone(searcher.index());
         let (queries, _) = index.queries().await?.ok_or_else(|| {
             Error::input("the index stores no queries (build it with --queries or synthetic data)")

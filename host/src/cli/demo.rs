@@ -113,6 +113,7 @@ pub fn execute(args: &DemoArgs) -> Result<()> {
         sim_link_mib_s: None,
         sim_tail: None,
         native: args.native,
+        preload: false,
         rerank: 0,
         fixed_ms: None,
         per_mib_ms: None,

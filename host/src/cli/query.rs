@@ -58,6 +58,10 @@ pub struct SearchOpts {
     /// Plan with planner-core compiled into the host instead of the component.
     #[arg(long)]
     pub native: bool,
+    /// Copy the index into memory first, so reading the (simulated) store costs
+    /// no CPU of this machine; use with --simulate for benchmarks.
+    #[arg(long)]
+    pub preload: bool,
     /// IVF-PQ: rerank the best k*RERANK ADC candidates exactly (0: no rerank).
     #[arg(long, default_value_t = 4)]
     pub rerank: usize,
@@ -180,8 +184,14 @@ pub fn backend_factory(kind: PlannerKind) -> Result<(BackendFactory, &'static st
 ///
 /// # Errors
 /// Store, index and planner errors.
-pub async fn open_searcher(cfg: &HostConfig) -> Result<(Arc<Searcher>, &'static str)> {
+pub async fn open_searcher(
+    cfg: &HostConfig,
+    preload: bool,
+) -> Result<(Arc<Searcher>, &'static str)> {
     let mut loc = store::open_existing(&cfg.url)?;
+    if preload {
+        loc = store::preload(&loc).await?;
+    }
     if let Some(sim) = cfg.simulate {
         loc = loc.simulated(sim);
     }
@@ -262,7 +272,7 @@ pub fn execute(args: &QueryArgs) -> Result<()> {
     let mut params = args.search.params(&cfg, &args.policy, 1)?;
     params.explain = args.explain;
     runtime()?.block_on(async {
-        let (searcher, planner) = open_searcher(&cfg).await?;
+        let (searcher, planner) = open_searcher(&cfg, args.search.preload).await?;
         let dim = searcher.index().manifest.dim;
         let queries: Vec<f32> = if let Some(v) = &args.vector {
             v.split(',')

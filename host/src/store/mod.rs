@@ -54,6 +54,41 @@ impl StoreLocation {
     }
 }
 
+/// Copies every object under `loc.prefix` into a fresh in-memory store.
+///
+/// Benchmarks use it so that reading the simulated store costs no CPU of the
+/// machine under test (a real object store's servers are elsewhere): only the
+/// simulated latency and link remain.
+///
+/// # Errors
+/// [`Error::Store`] when listing or reading fails.
+pub async fn preload(loc: &StoreLocation) -> Result<StoreLocation> {
+    use futures::TryStreamExt;
+    use object_store::ObjectStoreExt;
+    let mem = Arc::new(InMemory::new());
+    let err = |op: &'static str, path: String| move |source| Error::Store { op, path, source };
+    let metas: Vec<_> = loc
+        .store
+        .list(Some(&loc.prefix))
+        .try_collect()
+        .await
+        .map_err(err("list", loc.prefix.to_string()))?;
+    for meta in metas {
+        let path = meta.location;
+        let bytes = async { loc.store.get(&path).await?.bytes().await }
+            .await
+            .map_err(err("get", path.to_string()))?;
+        mem.put(&path, bytes.into())
+            .await
+            .map_err(err("put", path.to_string()))?;
+    }
+    Ok(StoreLocation {
+        store: mem,
+        prefix: loc.prefix.clone(),
+        display: format!("{} (preloaded into memory)", loc.display),
+    })
+}
+
 /// Removes `user:password@` from a URL for display.
 pub fn redact(url: &str) -> String {
     match url.split_once("://") {
