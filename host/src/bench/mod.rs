@@ -211,3 +211,22 @@ pub fn table(rows: &[BenchRow]) -> String {
     }
     out
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn percentiles_and_identity_checks() {
+        let v: Vec<f64> = (1..=100).map(f64::from).collect();
+        assert_eq!(percentile(&v, 50.0), 50.0);
+        assert_eq!(percentile(&v, 99.0), 99.0);
+        assert_eq!(percentile(&[], 50.0), 0.0);
+        let a: Answers = vec![vec![1, 2], vec![3, 4]];
+        let b: Answers = vec![vec![1, 2], vec![4, 3]];
+        assert!(check_identical(("lance", &a), ("warp", &a)).is_ok());
+        let e = check_identical(("lance", &a), ("warp", &b)).unwrap_err();
+        assert!(matches!(e, Error::ResultMismatch { query: 1, .. }), "{e}");
+        assert!(e.to_string().contains("planning must never change answers"));
+    }
+}
