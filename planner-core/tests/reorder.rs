@@ -498,7 +498,7 @@ mod properties {
 }
 
 /// Golden vectors shared with the component and browser runtimes:
-/// `tests/vectors/reorder/*.json`, one case per file,
+/// `tests/vectors-reorder/*.json`, one case per file,
 /// `{"name", "input": {"centroids", "dim", "sizes", "probes", "probe_offsets",
 /// "layout": {"method", "dims", "seed"}}, "expected": {"order", "gap"} |
 /// {"error": {"field", "message"}}}`. Native results must match them exactly
@@ -516,7 +516,7 @@ mod golden {
     use serde_json::{Value, json};
 
     fn dir() -> PathBuf {
-        PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../tests/vectors/reorder")
+        PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../tests/vectors-reorder")
     }
 
     fn layout_json(l: &Layout) -> Value {
