@@ -505,7 +505,9 @@ impl Searcher {
                     });
                 }
                 if let Some(c) = &self.cache.0 {
-                    c.insert(l, part.clone()).await;
+                    // Own the bytes: a slice would keep the whole merged
+                    // response alive while the weigher counts only the list.
+                    c.insert(l, Bytes::copy_from_slice(&part)).await;
                 }
                 lists.push((l, part));
             }
