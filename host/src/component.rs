@@ -13,9 +13,9 @@
 //!   and [`coaccess_gap`]. The component is compiled once
 //!   per process (and the compiled artifact cached on disk, see
 //!   [`cache_dir`]); creating a `PlannerComponent` only instantiates it.
-//! - [`Limits`] caps every call: guest memory growth and fuel (executed
-//!   instructions), both derived from the instance's size and bounded by
-//!   absolute maxima. A call that exceeds them traps; the trap is returned as
+//! - [`Limits`] caps every call: guest memory growth and an epoch deadline
+//!   (wall-clock execution time, [`EPOCH_TICK`] resolution), both derived
+//!   from the instance's size and bounded by absolute maxima. A call that exceeds them traps; the trap is returned as
 //!   [`ComponentError::Trap`] and the instance is replaced, so the next call on
 //!   the same `PlannerComponent` works.
 //! - [`ComponentError`] keeps the planner's refusal ([`PlanError`], the very
@@ -55,6 +55,7 @@ use std::fmt;
 use std::hash::{DefaultHasher, Hash, Hasher};
 use std::path::PathBuf;
 use std::sync::{Mutex, OnceLock};
+use std::time::Duration;
 
 use planner_core::reorder::{Layout, ReorderInput};
 use planner_core::{
@@ -79,33 +80,40 @@ use bindings::{PlannerComponent as Bindings, PlannerComponentPre as BindingsPre}
 pub const COMPONENT_WASM: &[u8] =
     include_bytes!(concat!(env!("OUT_DIR"), "/planner.component.wasm"));
 
+/// Resolution of the execution deadline: a process-wide thread advances
+/// wasmtime's epoch every tick.
+pub const EPOCH_TICK: Duration = Duration::from_millis(1);
+
 /// Resource caps of one call into the component.
 ///
 /// Each call may grow guest memory by `2 × need + 1 MiB` over its current size
-/// and execute `fuel_base + fuel_per_cell × cells` units of fuel (about one
-/// per WebAssembly instruction), where `need` is the planner's workspace for
-/// the instance ([`Capacity::workspace_bytes`]) plus its input and output
-/// buffers, and `cells = n · (K + 1) · log₂(span)` (times `n` for
-/// [`Method::Exact`]). Both are clamped by the maxima below.
+/// and run for `deadline_base_ms + deadline_ns_per_cell × cells / 10^6`
+/// milliseconds, where `need` is the planner's workspace for the instance
+/// ([`Capacity::workspace_bytes`]) plus its input and output buffers, and
+/// `cells = 64 · n · (K + 1)` (times `n` for [`Method::Exact`]). Both are
+/// clamped by the maxima below. The deadline is wall-clock time (an epoch
+/// deadline): far cheaper than fuel metering, which cost ~25% per call, at the
+/// price of a limit that depends on the machine's load — the defaults leave
+/// orders of magnitude of headroom.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Limits {
     /// Largest guest linear memory, bytes. Default 256 MiB.
     pub max_memory_bytes: usize,
-    /// Largest fuel of one call. Default `4·10^10` (tens of seconds).
-    pub max_fuel: u64,
-    /// Fuel every call gets. Default `10^8`.
-    pub fuel_base: u64,
-    /// Fuel per DP cell. Default 2,000.
-    pub fuel_per_cell: u64,
+    /// Longest call, milliseconds. Default 60,000.
+    pub max_deadline_ms: u64,
+    /// Time every call gets, milliseconds. Default 1,000.
+    pub deadline_base_ms: u64,
+    /// Time per DP cell, nanoseconds. Default 2,000.
+    pub deadline_ns_per_cell: u64,
 }
 
 impl Default for Limits {
     fn default() -> Self {
         Self {
             max_memory_bytes: 256 << 20,
-            max_fuel: 40_000_000_000,
-            fuel_base: 100_000_000,
-            fuel_per_cell: 2_000,
+            max_deadline_ms: 60_000,
+            deadline_base_ms: 1_000,
+            deadline_ns_per_cell: 2_000,
         }
     }
 }
@@ -145,10 +153,10 @@ pub enum TrapCause {
         /// The call's limit, bytes.
         limit: usize,
     },
-    /// The call used up its fuel.
-    OutOfFuel {
-        /// The call's fuel.
-        fuel: u64,
+    /// The call ran past its deadline.
+    Deadline {
+        /// The call's deadline, milliseconds.
+        ms: u64,
     },
     /// Any other trap (a guest bug).
     Other,
@@ -207,12 +215,12 @@ impl fmt::Display for ComponentError {
                 "planner component: guest memory limit of {limit} bytes exceeded (asked for {requested} bytes) {work}"
             ),
             Self::Trap {
-                cause: TrapCause::OutOfFuel { fuel },
+                cause: TrapCause::Deadline { ms },
                 work,
                 ..
             } => write!(
                 f,
-                "planner component: execution limit of {fuel} fuel exhausted {work}"
+                "planner component: execution deadline of {ms} ms exceeded {work}"
             ),
             Self::Trap { detail, .. } => write!(f, "planner component trapped: {detail}"),
             Self::Load { detail } => write!(f, "planner component failed to load: {detail}"),
@@ -346,8 +354,18 @@ fn shared() -> Result<&'static Shared, ComponentError> {
     SHARED
         .get_or_init(|| {
             let mut config = Config::new();
-            config.consume_fuel(true);
+            config.epoch_interruption(true);
             let engine = Engine::new(&config).map_err(|e| load_err("configuring wasmtime", e))?;
+            let ticker = engine.clone();
+            std::thread::Builder::new()
+                .name("warp-planner-epoch".into())
+                .spawn(move || {
+                    loop {
+                        std::thread::sleep(EPOCH_TICK);
+                        ticker.increment_epoch();
+                    }
+                })
+                .map_err(|e| load_err("starting the epoch thread", e))?;
             let component = compile(&engine)?;
             let linker = Linker::<Guard>::new(&engine);
             let pre = linker
@@ -512,7 +530,7 @@ struct Budget {
     work: Work,
     /// Bytes the guest may need beyond its current memory.
     memory_need: usize,
-    fuel: u64,
+    deadline_ms: u64,
 }
 
 /// The size of a planning call, from which its limits are derived.
@@ -551,11 +569,11 @@ impl CallSize {
                 intervals: self.intervals,
             },
             memory_need: self.memory_need(),
-            fuel: self.fuel(limits),
+            deadline_ms: self.deadline_ms(limits),
         }
     }
 
-    fn fuel(&self, limits: &Limits) -> u64 {
+    fn deadline_ms(&self, limits: &Limits) -> u64 {
         let n = self.intervals as u64;
         let k = (self.k_max as u64).min(n) + 1;
         let cells = n
@@ -564,9 +582,9 @@ impl CallSize {
             .saturating_mul(if self.exact { n.max(1) } else { 1 })
             .saturating_add(self.text as u64);
         limits
-            .fuel_base
-            .saturating_add(limits.fuel_per_cell.saturating_mul(cells))
-            .min(limits.max_fuel)
+            .deadline_base_ms
+            .saturating_add(limits.deadline_ns_per_cell.saturating_mul(cells) / 1_000_000)
+            .min(limits.max_deadline_ms)
     }
 }
 
@@ -576,7 +594,6 @@ pub struct PlannerComponent {
     limits: Limits,
     store: Store<Guard>,
     instance: Bindings,
-    fuel_used: u64,
 }
 
 impl fmt::Debug for PlannerComponent {
@@ -608,7 +625,6 @@ impl PlannerComponent {
             limits,
             store,
             instance,
-            fuel_used: 0,
         })
     }
 
@@ -623,9 +639,7 @@ impl PlannerComponent {
             },
         );
         store.limiter(|g| g);
-        store
-            .set_fuel(limits.fuel_base)
-            .map_err(|e| load_err("setting fuel", e))?;
+        store.set_epoch_deadline(limits.deadline_base_ms.max(1));
         let instance = shared
             .pre
             .instantiate(&mut store)
@@ -638,9 +652,9 @@ impl PlannerComponent {
         self.limits
     }
 
-    /// Fuel the last call used (about one unit per WebAssembly instruction).
-    pub fn last_fuel_used(&self) -> u64 {
-        self.fuel_used
+    /// Changes the limits of the calls that follow.
+    pub fn set_limits(&mut self, limits: Limits) {
+        self.limits = limits;
     }
 
     /// Current size of the guest's linear memory, bytes.
@@ -662,11 +676,9 @@ impl PlannerComponent {
             .saturating_add(1 << 20)
             .min(self.limits.max_memory_bytes);
         guard.refused = None;
-        self.store
-            .set_fuel(budget.fuel)
-            .map_err(|e| load_err("setting fuel", e))?;
+        // One tick is EPOCH_TICK (1 ms).
+        self.store.set_epoch_deadline(budget.deadline_ms.max(1));
         let result = f(&self.instance, &mut self.store);
-        self.fuel_used = budget.fuel - self.store.get_fuel().unwrap_or(0);
         match result {
             Ok(Ok(v)) => Ok(v),
             Ok(Err(e)) => Err(refused(e)),
@@ -677,7 +689,9 @@ impl PlannerComponent {
                         requested,
                         limit: guard.limit,
                     },
-                    (None, Some(Trap::OutOfFuel)) => TrapCause::OutOfFuel { fuel: budget.fuel },
+                    (None, Some(Trap::Interrupt)) => TrapCause::Deadline {
+                        ms: budget.deadline_ms,
+                    },
                     _ => TrapCause::Other,
                 };
                 // A trapped instance cannot be entered again: start afresh.
@@ -720,7 +734,7 @@ impl PlannerComponent {
             memory_need: clusters
                 .saturating_mul(512)
                 .saturating_add(elements.saturating_mul(32)),
-            fuel: self.limits.max_fuel,
+            deadline_ms: self.limits.max_deadline_ms,
         };
         self.call(
             budget,
