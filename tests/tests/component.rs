@@ -306,7 +306,7 @@ fn frontier_matches_native() {
 /// The component imports nothing (no WASI, no types-only interface) and stays
 /// within its size budget.
 #[test]
-fn component_has_no_imports_and_fits_150_kb() {
+fn component_has_no_imports_and_stays_within_its_size_bound() {
     let engine = wasmtime::Engine::default();
     let component = wasmtime::component::Component::new(&engine, COMPONENT_WASM).unwrap();
     let ty = component.component_type();
