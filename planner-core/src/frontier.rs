@@ -2,6 +2,7 @@
 
 use crate::feasibility::{flat_cap, min_b_cap};
 use crate::search::{Inner, Search};
+use crate::workspace::Capacity;
 
 /// One evaluated cap: the cap, a lower bound on `W*(cap)`, the longest span of
 /// the plan found, and whether that plan is proven `W`-optimal for the cap.
@@ -55,6 +56,9 @@ pub(crate) fn search(s: &mut Search<'_, '_>, epsilon: f64, mode: Mode) -> f64 {
     let cap_b = flat_cap(s.sp, min_b_cap(s.sp, s.k_max));
     let top = s.sp.total_span();
     s.ws.evals.clear();
+    // The record limit depends on the instance only (never on the planner's
+    // capacity), so every runtime and every planner size plans identically.
+    let limit = Capacity::new(s.sp.n(), 0).max_frontier_evals();
     for cap in [cap_b, top] {
         if s.ws.evals.last().is_some_and(|e| e.cap == cap) {
             continue;
@@ -84,7 +88,7 @@ pub(crate) fn search(s: &mut Search<'_, '_>, epsilon: f64, mode: Mode) -> f64 {
         } else {
             let lo = evals[at - 1].cap;
             let mid = lo + (e.max_span.saturating_sub(lo)).div_ceil(2);
-            (e.max_span > lo && mid != e.cap && evals.len() < evals.capacity()).then_some(mid)
+            (e.max_span > lo && mid != e.cap && evals.len() < limit).then_some(mid)
         };
         let refined = if let Some(mid) = split {
             record(s, mid, first_inner).map(|r| s.ws.evals.insert(at, r))

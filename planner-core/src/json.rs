@@ -107,8 +107,8 @@ impl Instance {
                 ))
             })
             .collect::<Result<Vec<_>, PlanError>>()?;
-        let k_max = usize::try_from(as_u64(get("k_max")?, "k_max")?)
-            .map_err(|_| err("k_max", "too large"))?;
+        // Budgets above n mean n: saturate so 32-bit (wasm) and 64-bit runtimes agree.
+        let k_max = usize::try_from(as_u64(get("k_max")?, "k_max")?).unwrap_or(usize::MAX);
         let parallelism = match get("parallelism")? {
             Value::Null => None,
             v => Some(as_f64(v, "parallelism")?),
