@@ -9,7 +9,7 @@
 //!   `planner-component`), built from `planner-wasm` by `host/build.rs` and
 //!   embedded in the binary. It imports nothing.
 //! - [`PlannerComponent`] is one instance of it, for one worker: [`plan`],
-//!   [`plan_json`], [`frontier`], [`evaluate`], and the offline [`reorder`]
+//!   [`frontier`], [`evaluate`], and the offline [`reorder`]
 //!   and [`coaccess_gap`]. The component is compiled once
 //!   per process (and the compiled artifact cached on disk, see
 //!   [`cache_dir`]); creating a `PlannerComponent` only instantiates it.
@@ -23,7 +23,6 @@
 //!   failures apart.
 //!
 //! [`plan`]: PlannerComponent::plan
-//! [`plan_json`]: PlannerComponent::plan_json
 //! [`frontier`]: PlannerComponent::frontier
 //! [`evaluate`]: PlannerComponent::evaluate
 //! [`reorder`]: PlannerComponent::reorder
@@ -355,6 +354,12 @@ fn shared() -> Result<&'static Shared, ComponentError> {
         .get_or_init(|| {
             let mut config = Config::new();
             config.epoch_interruption(true);
+            if std::env::var_os("WARP_PERFMAP").is_some() {
+                config.profiler(wasmtime::ProfilingStrategy::PerfMap);
+            }
+            if std::env::var_os("WARP_NOEPOCH").is_some() {
+                config.epoch_interruption(false);
+            }
             let engine = Engine::new(&config).map_err(|e| load_err("configuring wasmtime", e))?;
             let ticker = engine.clone();
             std::thread::Builder::new()
@@ -450,10 +455,6 @@ fn plan_error(e: wit::PlanError) -> ComponentError {
                 c.what, c.requested, c.capacity
             )),
         },
-        W::Json(j) => PlanError::Json {
-            field: j.field,
-            message: j.message,
-        },
         W::InvalidGroups(g) => {
             return ComponentError::InvalidGroups {
                 field: g.field,
@@ -539,8 +540,6 @@ struct CallSize {
     intervals: usize,
     k_max: usize,
     exact: bool,
-    /// Bytes of text handed over (`plan_json`).
-    text: usize,
 }
 
 impl CallSize {
@@ -549,7 +548,6 @@ impl CallSize {
             intervals: req.intervals.len(),
             k_max: req.k_max,
             exact: req.method == Method::Exact,
-            text: 0,
         }
     }
 
@@ -560,7 +558,6 @@ impl CallSize {
             .workspace_bytes()
             .unwrap_or(usize::MAX)
             .saturating_add(n.saturating_mul(160))
-            .saturating_add(self.text.saturating_mul(4))
     }
 
     fn budget(&self, limits: &Limits) -> Budget {
@@ -579,8 +576,7 @@ impl CallSize {
         let cells = n
             .saturating_mul(k)
             .saturating_mul(64)
-            .saturating_mul(if self.exact { n.max(1) } else { 1 })
-            .saturating_add(self.text as u64);
+            .saturating_mul(if self.exact { n.max(1) } else { 1 });
         limits
             .deadline_base_ms
             .saturating_add(limits.deadline_ns_per_cell.saturating_mul(cells) / 1_000_000)
@@ -769,24 +765,6 @@ impl PlannerComponent {
             })
             .collect();
         Ok((requests, summary(&plan.summary)))
-    }
-
-    /// The DESIGN §5 contract inside the component: instance JSON in, plan JSON
-    /// out, as [`planner_core::json::plan_json`].
-    ///
-    /// # Errors
-    /// As [`PlannerComponent::plan`]; malformed JSON is [`PlanError::Json`].
-    pub fn plan_json(&mut self, instance: &str) -> Result<String, ComponentError> {
-        // Size the limits from the text without parsing it: every interval
-        // opens a bracket; assume K_max = n.
-        let n = instance.bytes().filter(|&b| b == b'[').count();
-        let size = CallSize {
-            intervals: n,
-            k_max: n,
-            exact: instance.contains("\"exact\""),
-            text: instance.len(),
-        };
-        self.call_planner(size, |g, s| g.call_plan_json(s, instance))
     }
 
     /// The `(B, W)` Pareto frontier (see [`planner_core::Planner::frontier`]),

@@ -58,7 +58,10 @@ pub fn summarize(
     for r in requests {
         let t = surrogate.eval(r.len);
         w += t;
-        b = b.max(t);
+        // Not `f64::max`: on wasm32 that is a call to `fmax` (t is finite, >= 0).
+        if t > b {
+            b = t;
+        }
         bytes += r.len;
     }
     PlanSummary {

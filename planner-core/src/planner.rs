@@ -121,11 +121,11 @@ impl Planner {
     /// [`PlanError::CapacityExceeded`].
     pub fn plan(&mut self, req: &PlanRequest<'_>) -> Result<Plan<'_>, PlanError> {
         let (n, k_max, p) = self.prepare(req)?;
-        let sp = Spans {
-            start: &self.bounds.start[..n],
-            end: &self.bounds.end[..n],
-            surrogate: req.surrogate,
-        };
+        let sp = Spans::new(
+            &self.bounds.start[..n],
+            &self.bounds.end[..n],
+            req.surrogate,
+        );
         let required = sp.required_bytes();
         let ws = &mut self.ws;
         let (len, lower_bound) = match req.method {
@@ -259,11 +259,11 @@ impl Planner {
         if n == 0 || max_points == 0 {
             return Ok(());
         }
-        let sp = Spans {
-            start: &self.bounds.start[..n],
-            end: &self.bounds.end[..n],
-            surrogate: req.surrogate,
-        };
+        let sp = Spans::new(
+            &self.bounds.start[..n],
+            &self.bounds.end[..n],
+            req.surrogate,
+        );
         let required = sp.required_bytes();
         let convex = req.surrogate.is_convex();
         let cap_b = min_b_cap(&sp, k_max);

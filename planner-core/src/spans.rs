@@ -13,9 +13,22 @@ pub(crate) struct Spans<'a> {
     pub start: &'a [u64],
     pub end: &'a [u64],
     pub surrogate: &'a Surrogate,
+    /// Longest single interval, computed once (every cap evaluation checks it).
+    max_len: u64,
 }
 
-impl Spans<'_> {
+impl<'a> Spans<'a> {
+    /// The view of validated bounds (`start.len() == end.len()`). O(n).
+    pub fn new(start: &'a [u64], end: &'a [u64], surrogate: &'a Surrogate) -> Self {
+        let max_len = start.iter().zip(end).map(|(s, e)| e - s).max().unwrap_or(0);
+        Self {
+            start,
+            end,
+            surrogate,
+            max_len,
+        }
+    }
+
     #[inline]
     pub fn n(&self) -> usize {
         self.start.len()
@@ -53,8 +66,8 @@ impl Spans<'_> {
         }
     }
 
-    /// Longest single interval: no cap below it is feasible.
+    /// Longest single interval: no cap below it is feasible. O(1).
     pub fn max_len(&self) -> u64 {
-        (0..self.n()).map(|i| self.len(i)).max().unwrap_or(0)
+        self.max_len
     }
 }

@@ -11,7 +11,6 @@
 
 use std::cell::RefCell;
 
-use planner_core::json::{Instance, PlanJson};
 use planner_core::reorder::{Layout, ReorderError, ReorderInput, coaccess_gap, reorder};
 use planner_core::{
     Breakpoint, Capacity, Interval, Method, Parallelism, PlanError, PlanRequest, Planner, Request,
@@ -174,7 +173,6 @@ fn plan_error(e: PlanError) -> wit::PlanError {
             requested: requested as u64,
             capacity: capacity as u64,
         }),
-        PlanError::Json { field, message } => W::Json(wit::FieldMessage { field, message }),
         other => W::Other(other.to_string()),
     }
 }
@@ -228,7 +226,7 @@ fn error_message(e: wit::PlanError) -> String {
             requested: usize::try_from(c.requested).unwrap_or(usize::MAX),
             capacity: usize::try_from(c.capacity).unwrap_or(usize::MAX),
         },
-        W::Json(j) | W::InvalidGroups(j) => PlanError::Json {
+        W::InvalidGroups(j) => PlanError::Json {
             field: j.field,
             message: j.message,
         },
@@ -313,15 +311,6 @@ impl wit::Guest for Component {
                     .collect(),
                 summary: summary(&plan.summary),
             })
-        })
-        .map_err(plan_error)
-    }
-
-    /// `planner_core::json::plan_json`, with the instance's cached planner.
-    fn plan_json(instance: String) -> Result<String, wit::PlanError> {
-        let inst = Instance::from_json(&instance).map_err(plan_error)?;
-        with_planner(inst.intervals.len(), inst.k_max, |planner| {
-            Ok(PlanJson::from(&planner.plan(&inst.request())?).to_json())
         })
         .map_err(plan_error)
     }

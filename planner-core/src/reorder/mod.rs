@@ -59,6 +59,7 @@ mod hilbert;
 mod judge;
 mod linalg;
 mod log;
+mod order;
 mod pca;
 mod random;
 mod spectral;
@@ -348,14 +349,13 @@ pub fn reorder(input: &ReorderInput<'_>, layout: &Layout) -> Result<Vec<u32>, Re
 
 /// `ids` sorted by their projection on the first principal axis (ties by id).
 /// The axis is computed from all centroids.
-fn pca_1d(centroids: &[f32], dim: usize, mut ids: Vec<u32>) -> Vec<u32> {
+fn pca_1d(centroids: &[f32], dim: usize, ids: Vec<u32>) -> Vec<u32> {
     let proj = pca::project(centroids, dim, 1);
-    ids.sort_by(|&a, &b| {
-        proj[a as usize]
-            .total_cmp(&proj[b as usize])
-            .then(a.cmp(&b))
-    });
-    ids
+    order::ids_by_key(
+        ids.into_iter()
+            .map(|a| (order::total_key(proj[a as usize]), a))
+            .collect(),
+    )
 }
 
 /// Clusters sorted by a space-filling-curve key of their quantized
@@ -366,11 +366,11 @@ fn curve(input: &ReorderInput<'_>, dims: usize, key: fn(&[u32], u32) -> u64) -> 
     let coords = pca::project(input.centroids, input.dim, m);
     let cells = zorder::quantize(&coords, m, bits);
     drop(coords);
-    let mut keyed: Vec<(u64, u32)> = cells
-        .chunks_exact(m)
-        .enumerate()
-        .map(|(id, cell)| (key(cell, bits), id as u32))
-        .collect();
-    keyed.sort_unstable();
-    keyed.into_iter().map(|(_, id)| id).collect()
+    order::ids_by_key(
+        cells
+            .chunks_exact(m)
+            .enumerate()
+            .map(|(id, cell)| (key(cell, bits), id as u32))
+            .collect(),
+    )
 }

@@ -236,10 +236,17 @@ fn rayleigh_ritz(cov: &[f64], dim: usize, v: &mut [f64], b: usize) {
     }
     let mut y = vec![0.0; b * b];
     jacobi_eigen(&mut h, b, &mut y);
-    let mut idx: Vec<usize> = (0..b).collect();
-    idx.sort_by(|&p, &q| h[q * b + q].total_cmp(&h[p * b + p]).then(p.cmp(&q)));
+    // Eigenvalues descending (complemented keys), ties by index.
+    let idx = super::order::ids_by_key(
+        (0..b)
+            .map(|p| (!super::order::total_key(h[p * b + p]), p as u32))
+            .collect(),
+    );
     let mut out = vec![0.0; b * dim];
-    for (dst, &k) in out.chunks_exact_mut(dim).zip(&idx) {
+    for (dst, k) in out
+        .chunks_exact_mut(dim)
+        .zip(idx.iter().map(|&k| k as usize))
+    {
         for (l, &coef) in y[k * b..(k + 1) * b].iter().enumerate() {
             for (o, x) in dst.iter_mut().zip(&v[l * dim..(l + 1) * dim]) {
                 *o += coef * x;

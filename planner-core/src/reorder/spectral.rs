@@ -139,7 +139,18 @@ impl CoAccessGraph {
             members.sort_unstable();
             comps.push(members);
         }
-        comps.sort_by(|x, y| y.len().cmp(&x.len()).then(x[0].cmp(&y[0])));
+        // Largest first (complemented length), ties by smallest member.
+        let by_size = super::order::ids_by_key(
+            comps
+                .iter()
+                .enumerate()
+                .map(|(i, c)| ((!(c.len() as u32) as u64) << 32 | u64::from(c[0]), i as u32))
+                .collect(),
+        );
+        let comps = by_size
+            .iter()
+            .map(|&i| std::mem::take(&mut comps[i as usize]))
+            .collect();
         (comps, isolated)
     }
 }
@@ -286,9 +297,12 @@ pub(crate) fn order(log: &DedupLog, clusters: usize, seed: u64) -> (Vec<u32>, Ve
             local[a as usize] = i as u32;
         }
         let x = fiedler(&g, members, &local, &mut rng);
-        let mut idx: Vec<usize> = (0..members.len()).collect();
-        idx.sort_by(|&p, &q| x[p].total_cmp(&x[q]).then(members[p].cmp(&members[q])));
-        order.extend(idx.iter().map(|&i| members[i]));
+        order.extend(super::order::ids_by_key(
+            x.iter()
+                .zip(members)
+                .map(|(&v, &a)| (super::order::total_key(v), a))
+                .collect(),
+        ));
     }
     (order, isolated)
 }
