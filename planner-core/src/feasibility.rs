@@ -35,29 +35,43 @@ pub(crate) fn reach(sp: &Spans<'_>, cap: u64, hi: &mut [u32], min_groups: &mut [
     true
 }
 
-/// Number of groups of the greedy left-to-right scan under cap `Λ`, stopping
-/// early once it exceeds `limit` (returns `limit + 1` then). `Λ` must be at
-/// least the longest interval.
+/// What the greedy left-to-right scan under cap `Λ` learns about `Λ_B`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Greedy {
+    /// At most `limit` groups; the longest has span `max_span ≤ Λ`.
+    Fits { max_span: u64 },
+    /// More than `limit` groups. Each of the first `limit` groups stopped
+    /// because adding its next interval would make its span exceed `Λ`;
+    /// `min_extension > Λ` is the smallest such span.
+    Exceeds { min_extension: u64 },
+}
+
+/// The greedy scan under cap `Λ`, stopping once it opens group `limit + 1`
+/// (`limit ≥ 1`). `Λ` must be at least the longest interval.
 ///
 /// # Complexity
 /// `O(n)` time, no allocation.
-pub(crate) fn greedy_count(sp: &Spans<'_>, cap: u64, limit: usize) -> usize {
+pub(crate) fn greedy(sp: &Spans<'_>, cap: u64, limit: usize) -> Greedy {
     let n = sp.n();
-    let mut groups = 0;
+    let (mut groups, mut max_span, mut min_extension) = (0, 0, u64::MAX);
     let mut i = 0;
     while i < n {
-        groups += 1;
-        if groups > limit {
-            return groups;
+        if groups == limit {
+            return Greedy::Exceeds { min_extension };
         }
+        groups += 1;
         let s = sp.start[i];
         let mut j = i;
         while j + 1 < n && sp.end[j + 1] - s <= cap {
             j += 1;
         }
+        max_span = max_span.max(sp.end[j] - s);
+        if j + 1 < n {
+            min_extension = min_extension.min(sp.end[j + 1] - s);
+        }
         i = j + 1;
     }
-    groups
+    Greedy::Fits { max_span }
 }
 
 /// The smallest span cap `Λ_B` for which `k_max` groups suffice:
@@ -65,19 +79,24 @@ pub(crate) fn greedy_count(sp: &Spans<'_>, cap: u64, limit: usize) -> usize {
 /// because `t` is nondecreasing.
 ///
 /// # Math
-/// Feasibility of a cap is monotone, so binary search over
-/// `[max_i |I_i|, span(0, n−1)]` with the greedy scan as the oracle is exact.
+/// Feasibility of a cap is monotone (greedy is optimal for the fewest groups),
+/// so binary search over `[max_i |I_i|, span(0, n−1)]` with the greedy scan as
+/// the oracle is exact. Each probe also snaps a bound to a span of the
+/// instance: when cap `c` fits with longest group `m ≤ c`, the greedy scan
+/// under `m` makes the same groups, so `Λ_B ≤ m`; when it does not fit, every
+/// cap below the smallest extension `e > c` of its first `K_max` groups makes
+/// the same groups with input left over, so `Λ_B ≥ e`.
 ///
 /// # Complexity
-/// `O(n log(span))` time, at most 64 scans of `O(n)`; no allocation.
+/// `O(n log(span))` time, at most 64 scans of `O(n)` (far fewer in practice:
+/// the bounds move to spans of the instance); no allocation.
 pub(crate) fn min_b_cap(sp: &Spans<'_>, k_max: usize) -> u64 {
     let (mut lo, mut hi) = (sp.max_len(), sp.total_span());
     while lo < hi {
         let mid = lo + (hi - lo) / 2;
-        if greedy_count(sp, mid, k_max) <= k_max {
-            hi = mid;
-        } else {
-            lo = mid + 1;
+        match greedy(sp, mid, k_max.max(1)) {
+            Greedy::Fits { max_span } => hi = max_span,
+            Greedy::Exceeds { min_extension } => lo = min_extension,
         }
     }
     lo
@@ -103,4 +122,54 @@ pub(crate) fn flat_cap(sp: &Spans<'_>, cap: u64) -> u64 {
         }
     }
     lo
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::Surrogate;
+    use crate::reorder::SplitMix64;
+
+    /// Fewest greedy groups under `cap` (no early stop).
+    fn count(sp: &Spans<'_>, cap: u64) -> usize {
+        let (mut groups, mut i) = (0, 0);
+        while i < sp.n() {
+            groups += 1;
+            let mut j = i;
+            while j + 1 < sp.n() && sp.end[j + 1] - sp.start[i] <= cap {
+                j += 1;
+            }
+            i = j + 1;
+        }
+        groups
+    }
+
+    #[test]
+    fn min_b_cap_is_the_smallest_cap_with_k_max_groups() {
+        let mut rng = SplitMix64::new(7);
+        let surrogate = Surrogate::S3;
+        for case in 0..300 {
+            let n = 1 + (rng.next_u64() % 40) as usize;
+            let (mut start, mut end) = (Vec::new(), Vec::new());
+            let mut at = rng.next_u64() % 1000;
+            for _ in 0..n {
+                at += rng.next_u64() % 5000;
+                start.push(at);
+                at += 1 + rng.next_u64() % 3000;
+                end.push(at);
+            }
+            let sp = Spans::new(&start, &end, &surrogate);
+            for k in 1..=n {
+                let cap = min_b_cap(&sp, k);
+                assert!(
+                    count(&sp, cap) <= k,
+                    "case {case}, k {k}: cap {cap} too small"
+                );
+                assert!(
+                    cap == sp.max_len() || count(&sp, cap - 1) > k,
+                    "case {case}, k {k}: cap {cap} not the smallest"
+                );
+            }
+        }
+    }
 }

@@ -108,12 +108,18 @@ pub(crate) fn solve_rows(
     }
 }
 
-/// Column key of the penalized program.
+/// Column key of the penalized program: `(b·(end_j − start_0) + pen_tail, k_tail,
+/// (end_j − start_0) + bytes_tail)`.
+///
+/// `bytes` fits `u64` (unlike the layered key, whose tails may be infinite):
+/// the tail is a plan of intervals `j + 1..n`, so its bytes are at most
+/// `end_{n−1} − start_{j+1} ≤ end_{n−1} − end_j`, and the sum is at most
+/// `end_{n−1} − start_0`.
 #[derive(Clone, Copy)]
 pub(crate) struct PenKey {
     pen: f64,
     k: u32,
-    bytes: u128,
+    bytes: u64,
 }
 
 impl PenKey {
@@ -154,7 +160,7 @@ pub(crate) fn solve_penalized(
             PenKey {
                 pen: b * rel as f64 + tail.pen,
                 k: tail.k,
-                bytes: u128::from(rel) + u128::from(tail.bytes),
+                bytes: rel + tail.bytes,
             },
             le,
         );
