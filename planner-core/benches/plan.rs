@@ -9,37 +9,10 @@ use std::hint::black_box;
 use std::time::Duration;
 
 use criterion::{Criterion, criterion_group, criterion_main};
-use planner_core::{Capacity, Interval, Method, PlanRequest, Planner, Surrogate};
+use planner_core::workload::ivf_probes;
+use planner_core::{Capacity, Method, PlanRequest, Planner, Surrogate};
 
 const SEED: u64 = 0x5EED_CAFE;
-
-/// `n` probe intervals: clusters of a 4096-cluster layout with payloads
-/// 4 KiB–1 MiB; a query probes clumps of neighbouring clusters.
-pub fn ivf_probes(n: usize, seed: u64) -> Vec<Interval> {
-    let mut x = seed | 1;
-    let mut next = move || {
-        x ^= x << 13;
-        x ^= x >> 7;
-        x ^= x << 17;
-        x
-    };
-    let mut at = 0u64;
-    (0..n)
-        .map(|_| {
-            // Within a clump the next probed cluster is 0–3 payloads away; clumps are far apart.
-            let gap = if next() % 6 == 0 {
-                (next() % 64 + 8) << 20
-            } else {
-                (next() % 4) * (next() % (512 << 10))
-            };
-            let len = 4096 + next() % ((1 << 20) - 4096);
-            at += gap;
-            let iv = Interval::new(at, len);
-            at += len;
-            iv
-        })
-        .collect()
-}
 
 fn bench(c: &mut Criterion) {
     let surrogate = Surrogate::S3;

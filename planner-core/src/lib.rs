@@ -89,6 +89,7 @@ pub mod reorder;
 mod search;
 mod spans;
 mod surrogate;
+pub mod workload;
 mod workspace;
 
 pub use baseline::{LANCE_BLOCK_SIZE, LANCE_MAX_IOP_SIZE, OBJECT_STORE_COALESCE_GAP};

@@ -41,32 +41,6 @@ unsafe impl GlobalAlloc for Counting {
 #[global_allocator]
 static GLOBAL: Counting = Counting;
 
-/// IVF-like probe intervals: clumps of nearby clusters, payloads 4 KiB–1 MiB.
-fn ivf_like(n: usize, seed: u64) -> Vec<Interval> {
-    let mut x = seed;
-    let mut next = move || {
-        x ^= x << 13;
-        x ^= x >> 7;
-        x ^= x << 17;
-        x
-    };
-    let mut at = 0u64;
-    (0..n)
-        .map(|_| {
-            let gap = if next() % 4 == 0 {
-                next() % (64 << 20)
-            } else {
-                next() % (256 << 10)
-            };
-            let len = 4096 + next() % (1 << 20);
-            at += gap;
-            let iv = Interval::new(at, len);
-            at += len;
-            iv
-        })
-        .collect()
-}
-
 #[test]
 fn planning_within_capacity_allocates_nothing() {
     let affine = Surrogate::S3;
@@ -94,7 +68,7 @@ fn planning_within_capacity_allocates_nothing() {
     ]);
     let instances: Vec<Vec<Interval>> = [0, 1, 2, 9, 40, 128]
         .iter()
-        .map(|&n| ivf_like(n, 7 + n as u64))
+        .map(|&n| planner_core::workload::ivf_probes(n, 7 + n as u64))
         .collect();
     let mut planner = Planner::new(Capacity::new(128, 64)).unwrap();
     let methods = [
