@@ -11,10 +11,11 @@
 
 use std::cell::RefCell;
 
+use planner_core::json::Instance;
 use planner_core::reorder::{Layout, ReorderError, ReorderInput, coaccess_gap, reorder};
 use planner_core::{
-    Breakpoint, Capacity, Interval, Method, Parallelism, PlanError, PlanRequest, Planner, Request,
-    Surrogate, summarize,
+    Breakpoint, Capacity, Interval, Method, Parallelism, PlanError, Planner, Request, Surrogate,
+    summarize,
 };
 
 wit_bindgen::generate!({
@@ -56,29 +57,9 @@ fn with_planner<T>(
     })
 }
 
-struct Owned {
-    intervals: Vec<Interval>,
-    k_max: usize,
-    parallelism: Option<f64>,
-    surrogate: Surrogate,
-    epsilon: f64,
-    method: Method,
-}
-
-impl Owned {
-    fn request(&self) -> PlanRequest<'_> {
-        PlanRequest {
-            intervals: &self.intervals,
-            k_max: self.k_max,
-            parallelism: self.parallelism,
-            surrogate: &self.surrogate,
-            epsilon: self.epsilon,
-            method: self.method,
-        }
-    }
-}
-
-impl From<wit::Instance> for Owned {
+/// The owned instance is planner-core's (the one its JSON decoder produces);
+/// only the conversion from the WIT record lives here.
+impl From<wit::Instance> for Instance {
     fn from(i: wit::Instance) -> Self {
         Self {
             intervals: i
@@ -295,7 +276,7 @@ fn requests_of(
 
 impl wit::Guest for Component {
     fn plan(instance: wit::Instance) -> Result<wit::RequestPlan, wit::PlanError> {
-        let inst = Owned::from(instance);
+        let inst = Instance::from(instance);
         with_planner(inst.intervals.len(), inst.k_max, |planner| {
             let plan = planner.plan(&inst.request())?;
             Ok(wit::RequestPlan {
@@ -320,7 +301,7 @@ impl wit::Guest for Component {
         exact: bool,
         max_points: u32,
     ) -> Result<Vec<wit::FrontierPoint>, wit::PlanError> {
-        let inst = Owned::from(instance);
+        let inst = Instance::from(instance);
         let mut points = Vec::with_capacity(max_points.min(4096) as usize);
         with_planner(inst.intervals.len(), inst.k_max, |planner| {
             planner.frontier(&inst.request(), exact, max_points as usize, &mut points)
@@ -347,7 +328,7 @@ impl wit::Guest for Component {
         instance: wit::Instance,
         groups: Vec<wit::Group>,
     ) -> Result<wit::Summary, wit::PlanError> {
-        let mut inst = Owned::from(instance);
+        let mut inst = Instance::from(instance);
         // Validate the instance exactly as planning does (separate is O(n)).
         inst.method = Method::Separate;
         with_planner(inst.intervals.len(), inst.k_max, |planner| {
