@@ -14,6 +14,24 @@ use std::env;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
+/// What goes into the component, relative to the workspace root: the sources and
+/// manifests of planner-core and planner-wasm, the WIT package and the workspace's
+/// manifest and lockfile. Only these are watched: planner-core/ also holds fuzz/
+/// (whose ignored target/, corpus/ and artifacts/ change on every fuzz run),
+/// benches, examples and tests, none of which is in the component, and watching a
+/// whole directory reruns this script, and rebuilds every variant of warp-host,
+/// whenever anything below it is touched. `scripts/test.d/10-lint` checks that a
+/// file written under planner-core/fuzz leaves warp-host fresh.
+const COMPONENT_INPUTS: [&str; 7] = [
+    "planner-core/src",
+    "planner-core/Cargo.toml",
+    "planner-wasm/src",
+    "planner-wasm/Cargo.toml",
+    "wit",
+    "Cargo.toml",
+    "Cargo.lock",
+];
+
 fn main() {
     let out_dir = PathBuf::from(env::var_os("OUT_DIR").expect("OUT_DIR"));
     let manifest_dir =
@@ -29,13 +47,7 @@ fn main() {
         std::fs::copy(&prebuilt, &dest).expect("copy WARP_PLANNER_COMPONENT");
         return;
     }
-    for input in [
-        "planner-core",
-        "planner-wasm",
-        "wit",
-        "Cargo.toml",
-        "Cargo.lock",
-    ] {
+    for input in COMPONENT_INPUTS {
         println!("cargo:rerun-if-changed={}", root.join(input).display());
     }
 
