@@ -8,7 +8,8 @@
 // bit-identical doubles.
 //
 // Run: `npm ci && node --test tests/` in web-demo/ after `./serve.sh --build`.
-// UPDATE_SCREENSHOT=1 rewrites web-demo/screenshot.png.
+// UPDATE_SCREENSHOT=1 rewrites web-demo/screenshot.png; KEEP_SCREENSHOTS=DIR
+// writes DIR/tiny-instance.png (the chart of the README's 3-interval instance).
 
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -416,6 +417,40 @@ test('the P slider re-plans and turns the iso-line without recomputing the front
   // K_max does change it.
   await settle(() => page.fill('#k-max', '5'));
   assert.equal(Number(await runs()), Number(frontierRuns) + 1);
+});
+
+test('baseline labels never overlap, on the README\'s 3-interval instance', { timeout: 60_000 }, async () => {
+  // The `warp plan` example of the README: every baseline lands on one or two
+  // spots next to the plan, far from the 1-request vertex.
+  const readme = readFileSync(join(demo, '..', 'README.md'), 'utf8');
+  const m = readme.match(/echo '(\{[^']*\})' \| warp plan/);
+  assert.ok(m, 'the README\'s `echo \'{...}\' | warp plan` example');
+  await paste(m[1]);
+  assert.equal((await displayed()).error, null);
+  const drawn = await page.evaluate(() => {
+    const box = (e) => {
+      const b = e.getBBox();
+      return { x0: b.x, y0: b.y, x1: b.x + b.width, y1: b.y + b.height };
+    };
+    return {
+      labels: [...document.querySelectorAll('#chart text.blabel')].map((e) => ({ text: e.textContent, ...box(e) })),
+      markers: [...document.querySelectorAll('#chart rect.baseline, #chart circle.chosen')].map(box),
+      plot: box(document.querySelector('#chart rect.plot')),
+    };
+  });
+  const names = drawn.labels.map((l) => l.text).join(', ');
+  for (const b of ['separate', 'lance', 'object_store', 'coalesce']) assert.ok(names.includes(b), `${b} in ${names}`);
+  const meets = (a, b) => a.x0 < b.x1 && b.x0 < a.x1 && a.y0 < b.y1 && b.y0 < a.y1;
+  drawn.labels.forEach((l, i) => {
+    const p = drawn.plot;
+    assert.ok(l.x0 >= p.x0 && l.x1 <= p.x1 && l.y0 >= p.y0 && l.y1 <= p.y1, `"${l.text}" leaves the plot`);
+    for (const mk of drawn.markers) assert.ok(!meets(l, mk), `"${l.text}" covers a marker`);
+    for (const o of drawn.labels.slice(0, i)) assert.ok(!meets(l, o), `"${l.text}" overlaps "${o.text}"`);
+  });
+  if (process.env.KEEP_SCREENSHOTS) {
+    const chart = await page.locator('#chart').boundingBox();
+    await page.screenshot({ path: join(process.env.KEEP_SCREENSHOTS, 'tiny-instance.png'), clip: chart });
+  }
 });
 
 test('screenshot of the page', { timeout: 60_000 }, async () => {

@@ -10,6 +10,8 @@
 // computed, and a request still running after CANCEL_AFTER_MS when a newer one
 // arrives is cancelled by restarting the worker.
 
+import { placeLabels } from './labels.js';
+
 const $ = (id) => document.getElementById(id);
 
 /** The `auto` frontier runs one exact DP per vertex while its cost estimate is
@@ -500,6 +502,21 @@ function renderGroups(plan) {
 
 const CHART = { w: 760, h: 430, left: 64, right: 16, top: 16, bottom: 44 };
 
+/** A baseline label's box: 11 px text (style.css .blabel) is 13 px tall with
+ * its baseline 10 px below the top; widths are measured with the page's font. */
+const LABEL_HEIGHT = 14;
+const LABEL_BASELINE = 11;
+let measureCtx = null;
+
+/** Width in px of `text` as a baseline label (canvas measureText, same font), plus 2 px. */
+function labelWidth(text) {
+  if (!measureCtx) {
+    measureCtx = document.createElement('canvas').getContext('2d');
+    measureCtx.font = `11px ${getComputedStyle(document.body).fontFamily}`;
+  }
+  return Math.ceil(measureCtx.measureText(text).width) + 2;
+}
+
 /** Lower convex hull (Andrew's monotone chain) of points sorted by x. */
 function lowerHull(pts) {
   const hull = [];
@@ -589,25 +606,38 @@ function drawChart(frontier, plan, baselines) {
   out.push(`<path class="vertex approx" data-count="${approxPts.length}" d="${dots(approxPts)}"/>`);
   out.push('</g></svg>');
   hoverPoints = pts.map((q) => ({ x: sx(q.x), y: sy(q.y), p: q.p }));
-  // Baselines: squares, clamped to the border (dashed) when outside the view;
-  // labels move down until they overlap no earlier one.
-  const placed = [];
+  // Baselines: squares, clamped to the border (dashed) when outside the view.
+  // Baselines drawn at the same spot share one label ("lance, object_store");
+  // labels are placed so that none overlaps another, a square or the plan's
+  // ring (labels.js), with a leader line when crowded points push one away.
+  const px = sx(plan.b_ms);
+  const py = sy(plan.w_ms);
+  const spots = [];
   baselines.forEach((b, i) => {
     const cx = clampX(sx(b.b_ms));
     const cy = clampY(sy(b.w_ms));
     const outside = cx !== sx(b.b_ms) || cy !== sy(b.w_ms);
-    const label = `${b.label}${outside ? ' (outside)' : ''}`;
-    const lw = 6.2 * label.length;
-    const lx = Math.min(cx + 7, w - right - lw);
-    let ly = cy + 4;
-    while (placed.some((q) => Math.abs(q.y - ly) < 12 && lx < q.x + q.w && q.x < lx + lw)) ly += 12;
-    placed.push({ x: lx, y: ly, w: lw });
     out.push(`<rect class="baseline b${i}${outside ? ' outside' : ''}" x="${cx - 4}" y="${cy - 4}" width="8" height="8">` +
-      `<title>${b.label}: B ${b.b_ms.toFixed(3)} ms, W ${b.w_ms.toFixed(3)} ms</title></rect>` +
-      `<text class="blabel" x="${lx}" y="${ly}">${label}</text>`);
+      `<title>${b.label}: B ${b.b_ms.toFixed(3)} ms, W ${b.w_ms.toFixed(3)} ms</title></rect>`);
+    const same = spots.find((q) => Math.abs(q.x - cx) < 1 && Math.abs(q.y - cy) < 1 && q.outside === outside);
+    if (same) same.names.push(b.label);
+    else spots.push({ x: cx, y: cy, outside, names: [b.label] });
   });
-  const px = sx(plan.b_ms);
-  const py = sy(plan.w_ms);
+  const texts = spots.map((q) => `${q.names.join(', ')}${q.outside ? ' (outside)' : ''}`);
+  const items = spots.map((q, i) => ({ x: q.x, y: q.y, width: labelWidth(texts[i]), height: LABEL_HEIGHT }));
+  const obstacles = [
+    ...spots.map((q) => ({ x0: q.x - 5, y0: q.y - 5, x1: q.x + 5, y1: q.y + 5 })),
+    { x0: px - 8, y0: py - 8, x1: px + 8, y1: py + 8 },
+  ];
+  const boxes = placeLabels(items, obstacles, { x0: left + 2, y0: top + 2, x1: w - right - 2, y1: h - bottom - 2 });
+  boxes.forEach((box, i) => {
+    if (box.leader) {
+      const lx = Math.max(box.x0, Math.min(spots[i].x, box.x1));
+      const ly = Math.max(box.y0, Math.min(spots[i].y, box.y1));
+      out.push(`<line class="leader" x1="${spots[i].x}" y1="${spots[i].y}" x2="${lx}" y2="${ly}"/>`);
+    }
+    out.push(`<text class="blabel" x="${box.x0 + 1}" y="${box.y0 + LABEL_BASELINE}">${texts[i]}</text>`);
+  });
   out.push(`<circle class="chosen" cx="${px}" cy="${py}" r="6"><title>plan: B ${plan.b_ms} ms, W ${plan.w_ms} ms</title></circle>`);
   out.push('<g id="hover"></g>');
   $('chart').innerHTML = out.join('');

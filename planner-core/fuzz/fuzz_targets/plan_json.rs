@@ -1,6 +1,6 @@
 //! The JSON entry point never panics: any bytes give a plan or a one-line error.
 //!
-//! `cargo +nightly fuzz run plan_json -- -max_len=4096` from `planner-core/`.
+//! `scripts/fuzz [SECONDS]` from anywhere (README, *Fuzzing*).
 
 #![no_main]
 
