@@ -1,7 +1,7 @@
 //! # web-demo — WaRP's `(B, W)` frontier explorer in the browser
 //!
 //! A thin `wasm-bindgen` layer over `planner-core`: the page in `www/` keeps
-//! one [`Explorer`], loads an instance into it (a DESIGN §5 instance, or any
+//! one [`Explorer`], loads an instance into it (a `warp plan` instance (README, *Planning one query*), or any
 //! object holding one under the key `"instance"`, such as the output of
 //! `warp query --explain` or a golden vector), then asks for plans and for the
 //! `(B, W)` Pareto frontier as the controls change. Every number is computed by
@@ -75,7 +75,7 @@ fn json_error(field: impl Into<String>, message: impl Into<String>) -> PlanError
 
 /// Parses instance text, accepting:
 ///
-/// - a bare DESIGN §5 instance;
+/// - a bare `warp plan` instance;
 /// - an object whose `"instance"` key holds one (a golden vector; other keys,
 ///   like its `expected`, are ignored);
 /// - a `warp query --explain` result, `{"query", …, "explain": [{"stage",
@@ -362,7 +362,7 @@ impl Explorer {
     /// `strip` (ranges as `[start − first_offset, len]` doubles), `requests`,
     /// `bytes`, `overfetch_bytes` (strings), `w_ms`, `b_ms`, `t_ms`,
     /// `lower_bound_ms` (or `null`), `dollars`, `max_len` (string) and
-    /// `plan_json`, the DESIGN §5 plan text exactly as `warp plan` prints it.
+    /// `plan_json`, the plan text exactly as `warp plan` prints it.
     ///
     /// # Complexity
     /// That of the method (see `planner_core::Method`); no allocation in the
@@ -463,7 +463,7 @@ impl Explorer {
         Ok(s.surrogate.is_convex())
     }
 
-    /// The loaded intervals with `settings` as one DESIGN §5 instance (for
+    /// The loaded intervals with `settings` as one `warp plan` instance (for
     /// download, or for `warp plan`).
     ///
     /// # Errors
@@ -543,7 +543,7 @@ impl Explorer {
 }
 
 /// `warp plan` in the browser: parses instance text (bare, or under
-/// `"instance"`) and returns the DESIGN §5 plan JSON, exactly as
+/// `"instance"`) and returns the plan JSON, exactly as
 /// `planner_core::json::plan_json` produces it.
 ///
 /// # Errors

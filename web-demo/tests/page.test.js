@@ -114,7 +114,7 @@ async function displayed() {
   });
 }
 
-/** Asserts the displayed plan is `expected` (a DESIGN §5 plan), bit for bit. */
+/** Asserts the displayed plan is `expected` (a `warp plan` output document), bit for bit. */
 function assertPlan(shown, expected, label) {
   assert.equal(shown.error, null, `${label}: error shown`);
   assert.deepEqual(shown.groups, expected.groups, `${label}: groups`);
