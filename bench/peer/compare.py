@@ -38,7 +38,7 @@ HERE = Path(__file__).resolve().parent
 
 
 def proxy_get(proxy: str, path: str) -> dict:
-    with urllib.request.urlopen(f"{proxy}{path}", timeout=30) as r:
+    with urllib.request.urlopen(f"{proxy}{path}", timeout=300) as r:
         return json.loads(r.read())
 
 
