@@ -1,0 +1,138 @@
+#!/usr/bin/env python3
+"""The Lance side of the peer benchmark (pylance pinned in requirements.txt).
+
+  lance_peer.py write --uri s3://B/P --base base.fvecs --nlist N --pq-m M
+      writes the vectors (column `vector`, row id in `id`) as two Lance
+      datasets, P/flat.lance with an IVF_FLAT index and P/pq.lance with an
+      IVF_PQ index (M sub-vectors of 8 bits), both with N partitions and L2.
+
+  lance_peer.py query --uri s3://B/P/flat.lance --queries q.fvecs --first I
+      --count C --nprobe P --k 10 [--refine R] --proxy http://127.0.0.1:PORT --label L
+      opens the dataset and answers queries I..I+C-1 in order, one at a time;
+      before each it starts a proxy window `L:i`, so the counting proxy
+      attributes every request to one query (the first window also holds the
+      dataset open). Prints one JSON line per query: ids and seconds (open
+      included for the first).
+
+The S3 endpoint and keys come from AWS_ENDPOINT_URL, AWS_ACCESS_KEY_ID,
+AWS_SECRET_ACCESS_KEY and AWS_REGION (plain http is allowed for loopback only).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+import time
+import urllib.request
+from urllib.parse import quote, urlsplit
+
+import numpy as np
+
+
+def read_vecs(path: str, dtype) -> np.ndarray:
+    raw = np.fromfile(path, dtype=np.int32)
+    if raw.size == 0:
+        sys.exit(f"lance_peer: {path} is empty")
+    d = int(raw[0])
+    if d <= 0 or raw.size % (d + 1):
+        sys.exit(f"lance_peer: {path} is not a .fvecs/.ivecs file")
+    return raw.reshape(-1, d + 1)[:, 1:].view(dtype).copy() if dtype == np.float32 else raw.reshape(-1, d + 1)[:, 1:].copy()
+
+
+def storage_options() -> dict:
+    ep = os.environ.get("AWS_ENDPOINT_URL", "")
+    host = urlsplit(ep).hostname or ""
+    if ep.startswith("http://") and host not in ("127.0.0.1", "localhost", "::1"):
+        sys.exit("lance_peer: plain-http AWS_ENDPOINT_URL must be a loopback address")
+    return {
+        "aws_endpoint": ep,
+        "aws_access_key_id": os.environ.get("AWS_ACCESS_KEY_ID", "test"),
+        "aws_secret_access_key": os.environ.get("AWS_SECRET_ACCESS_KEY", "test"),
+        "aws_region": os.environ.get("AWS_REGION", "us-east-1"),
+        "allow_http": "true" if ep.startswith("http://") else "false",
+    }
+
+
+def write(args: argparse.Namespace) -> None:
+    import lance
+    import pyarrow as pa
+
+    x = read_vecs(args.base, np.float32)
+    n, d = x.shape
+    if args.pq_m and d % args.pq_m:
+        sys.exit(f"lance_peer: --pq-m {args.pq_m} does not divide the dimension {d}")
+    tbl = pa.table({"id": pa.array(np.arange(n), pa.int64()), "vector": pa.FixedSizeListArray.from_arrays(pa.array(x.ravel()), d)})
+    so = storage_options()
+    out = {}
+    for kind in ("flat", "pq"):
+        if kind == "pq" and not args.pq_m:
+            continue
+        t0 = time.time()
+        uri = f"{args.uri.rstrip('/')}/{kind}.lance"
+        ds = lance.write_dataset(tbl, uri, storage_options=so, mode="overwrite")
+        kw = {"num_sub_vectors": args.pq_m} if kind == "pq" else {}
+        ds.create_index("vector", index_type="IVF_FLAT" if kind == "flat" else "IVF_PQ", num_partitions=args.nlist, metric="L2", **kw)
+        out[kind] = {"uri": uri, "seconds": round(time.time() - t0, 2)}
+    print(json.dumps({"n": n, "dim": d, "nlist": args.nlist, "pq_m": args.pq_m, "lance": lance.__version__, "datasets": out}))
+
+
+def mark(proxy: str, label: str) -> None:
+    with urllib.request.urlopen(f"{proxy}/__proxy/mark?label={quote(label)}", timeout=10) as r:
+        r.read()
+
+
+def query(args: argparse.Namespace) -> None:
+    import lance
+
+    q = read_vecs(args.queries, np.float32)
+    if not (0 <= args.first and args.first + args.count <= len(q) and args.count >= 1):
+        sys.exit(f"lance_peer: queries {args.first}..{args.first + args.count} out of 0..{len(q)}")
+    so = storage_options()
+    mark(args.proxy, f"{args.label}:{args.first}")
+    t0 = time.perf_counter()
+    ds = lance.dataset(args.uri, storage_options=so)
+    for i in range(args.first, args.first + args.count):
+        if i > args.first:
+            mark(args.proxy, f"{args.label}:{i}")
+            t0 = time.perf_counter()
+        nearest = {"column": "vector", "q": q[i], "k": args.k, "nprobes": args.nprobe}
+        if args.refine:
+            nearest["refine_factor"] = args.refine
+        r = ds.to_table(nearest=nearest, columns=["id", "_distance"])
+        dt = time.perf_counter() - t0
+        print(json.dumps({"query": i, "ids": r.column("id").to_pylist(), "seconds": dt}), flush=True)
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    sub = ap.add_subparsers(dest="cmd", required=True)
+    w = sub.add_parser("write")
+    w.add_argument("--uri", required=True)
+    w.add_argument("--base", required=True)
+    w.add_argument("--nlist", type=int, required=True)
+    w.add_argument("--pq-m", type=int, default=0)
+    qp = sub.add_parser("query")
+    qp.add_argument("--uri", required=True)
+    qp.add_argument("--queries", required=True)
+    qp.add_argument("--first", type=int, default=0)
+    qp.add_argument("--count", type=int, default=1)
+    qp.add_argument("--nprobe", type=int, required=True)
+    qp.add_argument("--k", type=int, default=10)
+    qp.add_argument("--refine", type=int, default=0, help="Lance refine_factor (exact re-rank of k*R candidates)")
+    qp.add_argument("--proxy", required=True)
+    qp.add_argument("--label", default="lance")
+    args = ap.parse_args()
+    if args.cmd == "write":
+        if not (1 <= args.nlist <= 65536):
+            sys.exit("lance_peer: --nlist must be in 1..65536")
+        write(args)
+    else:
+        if not (1 <= args.nprobe <= 65536 and 1 <= args.k <= 10000 and 0 <= args.refine <= 100 and args.count <= 100_000):
+            sys.exit("lance_peer: --nprobe 1..65536, --k 1..10000, --refine 0..100, --count <= 100000")
+        query(args)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,63 @@
+#!/usr/bin/env bash
+# The peer benchmark: real Lance (pylance, bench/peer/requirements.txt) beside
+# `warp` on one S3-protocol server (moto on 127.0.0.1), both through one
+# counting proxy (bench/proxy/s3proxy.py). Prints one table per run.
+#
+#   bench/peer/run.sh --data DIR --name NAME --nlist N --pq-m M --nprobe P [--cold C --warm W]
+#   bench/peer/run.sh --synthetic N --dim D --name NAME --nlist … (vectors of `warp build --synthetic`)
+#
+# DIR holds base.fvecs, queries.fvecs, groundtruth.ivecs (bench/realdata/make_embeddings.py
+# writes them). Environment: WARP (the warp executable; default: scripts/artifact warp bin),
+# WARP_PEER_VENV (default $HOME/.cache/warp/peer-venv, made by scripts/setup.d/70-peer),
+# PEER_OUT (a directory for the JSON rows; default: none). The servers stop on exit.
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+venv="${WARP_PEER_VENV:-$HOME/.cache/warp/peer-venv}"
+py="$venv/bin/python"
+[ -x "$py" ] || { echo "run.sh: no venv at $venv (run scripts/setup.d/70-peer)" >&2; exit 2; }
+warp="${WARP:-$(scripts/artifact warp bin)}"
+data= synthetic= dim=128 name=
+pass=()
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --data) data="$2"; shift 2 ;;
+    --synthetic) synthetic="$2"; shift 2 ;;
+    --dim) dim="$2"; shift 2 ;;
+    --name) name="$2"; pass+=(--name "$2"); shift 2 ;;
+    *) pass+=("$1"); shift ;;
+  esac
+done
+[ -n "$name" ] || { echo "run.sh: --name is required" >&2; exit 2; }
+work="$(mktemp -d)"
+pids=()
+cleanup() {
+  for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; wait "$p" 2>/dev/null || true; done
+  rm -rf "$work"
+}
+trap cleanup EXIT
+if [ -n "$synthetic" ]; then
+  [ -z "$data" ] || { echo "run.sh: --data and --synthetic exclude each other" >&2; exit 2; }
+  nq=1000; [ "$synthetic" -lt 20000 ] && nq=200
+  "$warp" build --url "$work/syn-index" --synthetic "$synthetic" --synthetic-queries "$nq" --dim "$dim" \
+    --nlist 16 --niter 1 --reorder identity >/dev/null
+  "$py" bench/peer/export_index.py "$work/syn-index" "$work/syn" >&2
+  data="$work/syn"
+fi
+[ -n "$data" ] || { echo "run.sh: give --data DIR or --synthetic N" >&2; exit 2; }
+free_port() { python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'; }
+moto_port="$(free_port)"
+"$venv/bin/moto_server" -H 127.0.0.1 -p "$moto_port" >"$work/moto.log" 2>&1 &
+pids+=($!)
+"$py" bench/proxy/s3proxy.py --upstream "127.0.0.1:$moto_port" --port-file "$work/proxy.port" \
+  --max-seconds 7200 >"$work/proxy.log" 2>&1 &
+pids+=($!)
+for _ in $(seq 1 150); do
+  [ -s "$work/proxy.port" ] && curl -fsS "http://127.0.0.1:$moto_port/" >/dev/null 2>&1 && break
+  sleep 0.2
+done
+proxy="http://127.0.0.1:$(cat "$work/proxy.port")"
+curl -fsS -X PUT "$proxy/peer-bench" >/dev/null
+export AWS_ENDPOINT_URL="$proxy" AWS_ACCESS_KEY_ID=test AWS_SECRET_ACCESS_KEY=test AWS_REGION=us-east-1
+json=()
+[ -n "${PEER_OUT:-}" ] && mkdir -p "$PEER_OUT" && json=(--json-out "$PEER_OUT/$name.json")
+"$py" bench/peer/compare.py --data "$data" --bucket peer-bench --proxy "$proxy" --warp "$warp" "${pass[@]}" "${json[@]}"
