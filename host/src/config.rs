@@ -3,6 +3,8 @@
 //!
 //! Invalid values are kept and reported by `build()`, naming the key.
 
+use std::path::PathBuf;
+
 use crate::error::{Error, Result};
 use crate::store::SimulateConfig;
 
@@ -16,6 +18,9 @@ pub enum PlannerKind {
 }
 
 /// A validated host configuration.
+///
+/// Every setting has a `WARP_*` environment variable ([`ENV_KEYS`]) and a
+/// `with_*` setter; the `warp` flags override the environment.
 #[derive(Debug, Clone, PartialEq)]
 pub struct HostConfig {
     /// Index location: a path, `file://`, `memory://` or `s3://` URL.
@@ -28,16 +33,146 @@ pub struct HostConfig {
     pub simulate: Option<SimulateConfig>,
     /// The planner.
     pub planner: PlannerKind,
+    /// Resource bounds of the planner and of the inputs.
+    pub limits: Limits,
+    /// The planner component's compilation settings and artifact cache.
+    pub component: ComponentEnv,
+}
+
+/// Resource bounds: every input and every planner call is refused with a
+/// one-line error before it can exceed them.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Limits {
+    /// Longest planner call (`warp plan`, native or component),
+    /// milliseconds. Default 60,000 (`WARP_PLAN_DEADLINE_MS`).
+    pub plan_deadline_ms: u64,
+    /// Largest planner workspace (`planner_core::Capacity::workspace_bytes`
+    /// of the instance), bytes. Default 1 GiB (`WARP_PLAN_MEMORY_BYTES`).
+    pub plan_memory_bytes: u64,
+    /// Largest JSON or text input read whole (`warp plan` stdin and
+    /// `--input`, `warp reorder --sizes` and `--query-log`), bytes. Default
+    /// 64 MiB (`WARP_MAX_INPUT_BYTES`, flag `--max-input-bytes`).
+    pub input_bytes: u64,
+    /// Largest in-memory dataset: vector files read whole, generated
+    /// vectors, and the estimated working set of `warp build`
+    /// ([`crate::dataset::DatasetShape::memory_bytes`]), bytes. Default 3/4
+    /// of the machine's memory (`/proc/meminfo`), or 8 GiB where unknown
+    /// (`WARP_MAX_DATA_BYTES`, flag `--max-data-bytes`).
+    pub data_bytes: u64,
+}
+
+impl Default for Limits {
+    fn default() -> Self {
+        Self {
+            plan_deadline_ms: 60_000,
+            plan_memory_bytes: 1 << 30,
+            input_bytes: DEFAULT_INPUT_BYTES,
+            data_bytes: default_data_bytes(),
+        }
+    }
+}
+
+/// Default of [`Limits::input_bytes`]: 64 MiB.
+pub const DEFAULT_INPUT_BYTES: u64 = 64 << 20;
+
+/// Default of [`Limits::data_bytes`]: 3/4 of `MemTotal` in `/proc/meminfo`,
+/// else 8 GiB.
+pub fn default_data_bytes() -> u64 {
+    std::fs::read_to_string("/proc/meminfo")
+        .ok()
+        .and_then(|m| {
+            m.lines()
+                .find_map(|l| l.strip_prefix("MemTotal:"))
+                .and_then(|v| v.trim().trim_end_matches("kB").trim().parse::<u64>().ok())
+        })
+        .map_or(8 << 30, |kib| kib.saturating_mul(1024) / 4 * 3)
+}
+
+/// Settings of the planner component's wasmtime engine, read once per
+/// process by `component.rs` (through [`component_env`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ComponentEnv {
+    /// Write a perf map of the compiled guest code (`WARP_PERFMAP`, any
+    /// value but `0`/`false`). Default off.
+    pub perfmap: bool,
+    /// Bound guest calls by an epoch deadline. Default on; `WARP_NOEPOCH`
+    /// (any value but `0`/`false`) turns it off, for profiling only.
+    pub epoch_deadline: bool,
+    /// Where compiled components are cached: `WARP_CACHE_DIR` (empty: no
+    /// disk cache), else `$XDG_CACHE_HOME/warp`, else `$HOME/.cache/warp`.
+    /// A cached artifact is native code loaded without re-checking: keep the
+    /// directory private to the user.
+    pub cache_dir: Option<PathBuf>,
+}
+
+impl Default for ComponentEnv {
+    fn default() -> Self {
+        Self {
+            perfmap: false,
+            epoch_deadline: true,
+            cache_dir: default_cache_dir(),
+        }
+    }
+}
+
+fn default_cache_dir() -> Option<PathBuf> {
+    std::env::var_os("XDG_CACHE_HOME")
+        .filter(|d| !d.is_empty())
+        .map(PathBuf::from)
+        .or_else(|| std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".cache")))
+        .map(|d| d.join("warp"))
+}
+
+/// The component settings of the environment (`WARP_PERFMAP`,
+/// `WARP_NOEPOCH`, `WARP_CACHE_DIR`; see [`ComponentEnv`]). Never fails:
+/// these keys accept any value.
+pub fn component_env() -> ComponentEnv {
+    let mut b = HostConfigBuilder::new();
+    for key in ["WARP_PERFMAP", "WARP_NOEPOCH", "WARP_CACHE_DIR"] {
+        if let Some(value) = std::env::var_os(key) {
+            b = b.with_config(key, &value.to_string_lossy());
+        }
+    }
+    b.component
+}
+
+/// Parses a byte count: digits with an optional `K`, `M` or `G` suffix
+/// (powers of 1024).
+///
+/// # Errors
+/// Not a number, or it overflows `u64`.
+pub fn parse_bytes(s: &str) -> std::result::Result<u64, String> {
+    let t = s.trim();
+    let (digits, mult) = match t.as_bytes().last() {
+        Some(b'K' | b'k') => (&t[..t.len() - 1], 1u64 << 10),
+        Some(b'M' | b'm') => (&t[..t.len() - 1], 1 << 20),
+        Some(b'G' | b'g') => (&t[..t.len() - 1], 1 << 30),
+        _ => (t, 1),
+    };
+    digits
+        .parse::<u64>()
+        .ok()
+        .and_then(|v| v.checked_mul(mult))
+        .ok_or_else(|| {
+            format!("{s:?} is not a byte count (digits with an optional K, M or G suffix)")
+        })
 }
 
 /// The environment variables [`HostConfigBuilder::from_env`] reads (other
 /// `WARP_*` variables, e.g. of the test scripts, are not settings).
-pub const ENV_KEYS: [&str; 5] = [
+pub const ENV_KEYS: [&str; 12] = [
     "WARP_URL",
     "WARP_IO_SLOTS",
     "WARP_CACHE_BYTES",
     "WARP_SIMULATE",
     "WARP_PLANNER",
+    "WARP_PLAN_DEADLINE_MS",
+    "WARP_PLAN_MEMORY_BYTES",
+    "WARP_MAX_INPUT_BYTES",
+    "WARP_MAX_DATA_BYTES",
+    "WARP_PERFMAP",
+    "WARP_NOEPOCH",
+    "WARP_CACHE_DIR",
 ];
 
 /// Builds a [`HostConfig`].
@@ -48,6 +183,9 @@ pub struct HostConfigBuilder {
     cache_bytes: u64,
     simulate: Option<SimulateConfig>,
     planner: PlannerKind,
+    limits: Limits,
+    component: ComponentEnv,
+    cache_set: bool,
     problems: Vec<Error>,
 }
 
@@ -59,7 +197,8 @@ impl Default for HostConfigBuilder {
 
 impl HostConfigBuilder {
     /// Defaults: url `warp-index` (a local directory), 64 I/O slots, 64 MiB
-    /// cache, no simulation, the component planner.
+    /// cache, no simulation, the component planner, [`Limits::default`],
+    /// [`ComponentEnv::default`].
     pub fn new() -> Self {
         Self {
             url: "warp-index".into(),
@@ -67,13 +206,19 @@ impl HostConfigBuilder {
             cache_bytes: 64 << 20,
             simulate: None,
             planner: PlannerKind::Component,
+            limits: Limits::default(),
+            component: ComponentEnv::default(),
+            cache_set: false,
             problems: Vec::new(),
         }
     }
 
-    /// [`HostConfigBuilder::new`] overridden by the environment: `WARP_URL`,
-    /// `WARP_IO_SLOTS`, `WARP_CACHE_BYTES`, `WARP_SIMULATE` (`s3` or `none`),
-    /// `WARP_PLANNER` (`component` or `native`).
+    /// [`HostConfigBuilder::new`] overridden by the environment ([`ENV_KEYS`]):
+    /// `WARP_URL`, `WARP_IO_SLOTS`, `WARP_CACHE_BYTES`, `WARP_SIMULATE` (`s3`
+    /// or `none`), `WARP_PLANNER` (`component` or `native`),
+    /// `WARP_PLAN_DEADLINE_MS`, `WARP_PLAN_MEMORY_BYTES`,
+    /// `WARP_MAX_INPUT_BYTES`, `WARP_MAX_DATA_BYTES` (see [`Limits`]),
+    /// `WARP_PERFMAP`, `WARP_NOEPOCH`, `WARP_CACHE_DIR` (see [`ComponentEnv`]).
     pub fn from_env() -> Self {
         let mut b = Self::new();
         for key in ENV_KEYS {
@@ -85,11 +230,44 @@ impl HostConfigBuilder {
     }
 
     /// Sets one key by name (`WARP_URL` or `url`, `WARP_IO_SLOTS` or
-    /// `io_slots`, …); unknown keys are reported at `build()`.
+    /// `io_slots`, …); unknown keys and bad values are reported at `build()`.
     pub fn with_config(mut self, key: &str, value: &str) -> Self {
         let name = key.trim_start_matches("WARP_").to_ascii_lowercase();
+        let flag = |v: &str| !matches!(v.trim(), "0" | "false" | "no" | "off");
+        let count = |this: &mut Self, what: &str| -> Option<u64> {
+            let v = parse_bytes(value).ok();
+            if v.is_none() {
+                this.problems.push(Error::config(key, value, what));
+            }
+            v
+        };
         match name.as_str() {
             "url" => self.url = value.to_string(),
+            "plan_deadline_ms" => {
+                if let Some(v) = count(&mut self, "expected milliseconds") {
+                    self = self.with_plan_deadline_ms(v);
+                }
+            }
+            "plan_memory_bytes" => {
+                if let Some(v) = count(&mut self, "expected a byte count (K/M/G suffix allowed)") {
+                    self = self.with_plan_memory_bytes(v);
+                }
+            }
+            "max_input_bytes" => {
+                if let Some(v) = count(&mut self, "expected a byte count (K/M/G suffix allowed)") {
+                    self = self.with_max_input_bytes(v);
+                }
+            }
+            "max_data_bytes" => {
+                if let Some(v) = count(&mut self, "expected a byte count (K/M/G suffix allowed)") {
+                    self = self.with_max_data_bytes(v);
+                }
+            }
+            "perfmap" => self.component.perfmap = flag(value),
+            "noepoch" => self.component.epoch_deadline = !flag(value),
+            "cache_dir" => {
+                self.component.cache_dir = (!value.is_empty()).then(|| PathBuf::from(value));
+            }
             "io_slots" => match value.parse() {
                 Ok(v) => self = self.with_io_slots(v),
                 Err(_) => self
@@ -97,7 +275,7 @@ impl HostConfigBuilder {
                     .push(Error::config(key, value, "expected an integer >= 1")),
             },
             "cache_bytes" => match value.parse() {
-                Ok(v) => self.cache_bytes = v,
+                Ok(v) => self = self.with_cache_bytes(v),
                 Err(_) => self
                     .problems
                     .push(Error::config(key, value, "expected a byte count")),
@@ -139,9 +317,90 @@ impl HostConfigBuilder {
         self
     }
 
-    /// Payload cache capacity in bytes; 0 disables. Default 64 MiB.
+    /// Payload cache capacity in bytes; 0 disables; at most
+    /// [`Limits::data_bytes`]. Default 64 MiB.
     pub fn with_cache_bytes(mut self, bytes: u64) -> Self {
         self.cache_bytes = bytes;
+        self.cache_set = true;
+        self
+    }
+
+    /// The cache capacity a command uses when neither `WARP_CACHE_BYTES`
+    /// nor [`HostConfigBuilder::with_cache_bytes`] set one (`warp bench`
+    /// measures with no cache).
+    pub fn with_default_cache_bytes(mut self, bytes: u64) -> Self {
+        if !self.cache_set {
+            self.cache_bytes = bytes;
+        }
+        self
+    }
+
+    /// Overrides fields of the simulation (starting from the one set so far,
+    /// or [`SimulateConfig::s3`]); all `None` leaves it as it is.
+    pub fn with_simulate_overrides(
+        self,
+        first_byte_ms: Option<f64>,
+        per_mib_ms: Option<f64>,
+        link_mib_per_s: Option<f64>,
+        tail_probability: Option<f64>,
+    ) -> Self {
+        let set = [first_byte_ms, per_mib_ms, link_mib_per_s, tail_probability];
+        if set.iter().all(Option::is_none) {
+            return self;
+        }
+        let base = self.simulate.unwrap_or_default();
+        self.with_simulate(Some(SimulateConfig {
+            first_byte_ms: first_byte_ms.unwrap_or(base.first_byte_ms),
+            per_mib_ms: per_mib_ms.unwrap_or(base.per_mib_ms),
+            link_mib_per_s: link_mib_per_s.unwrap_or(base.link_mib_per_s),
+            tail_probability: tail_probability.unwrap_or(base.tail_probability),
+            ..base
+        }))
+    }
+
+    /// [`Limits::plan_deadline_ms`], >= 1. Default 60,000.
+    pub fn with_plan_deadline_ms(mut self, ms: u64) -> Self {
+        if ms == 0 {
+            self.problems
+                .push(Error::config("plan_deadline_ms", 0, "must be >= 1"));
+        }
+        self.limits.plan_deadline_ms = ms;
+        self
+    }
+
+    /// [`Limits::plan_memory_bytes`], >= 1. Default 1 GiB.
+    pub fn with_plan_memory_bytes(mut self, bytes: u64) -> Self {
+        if bytes == 0 {
+            self.problems
+                .push(Error::config("plan_memory_bytes", 0, "must be >= 1"));
+        }
+        self.limits.plan_memory_bytes = bytes;
+        self
+    }
+
+    /// [`Limits::input_bytes`], >= 1. Default 64 MiB.
+    pub fn with_max_input_bytes(mut self, bytes: u64) -> Self {
+        if bytes == 0 {
+            self.problems
+                .push(Error::config("max_input_bytes", 0, "must be >= 1"));
+        }
+        self.limits.input_bytes = bytes;
+        self
+    }
+
+    /// [`Limits::data_bytes`], >= 1. Default 3/4 of the machine's memory.
+    pub fn with_max_data_bytes(mut self, bytes: u64) -> Self {
+        if bytes == 0 {
+            self.problems
+                .push(Error::config("max_data_bytes", 0, "must be >= 1"));
+        }
+        self.limits.data_bytes = bytes;
+        self
+    }
+
+    /// Component engine settings. Default [`ComponentEnv::default`].
+    pub fn with_component(mut self, component: ComponentEnv) -> Self {
+        self.component = component;
         self
     }
 
@@ -176,6 +435,16 @@ impl HostConfigBuilder {
             self.problems
                 .push(Error::config("url", "", "must not be empty"));
         }
+        if self.cache_bytes > self.limits.data_bytes {
+            self.problems.push(Error::config(
+                "cache_bytes",
+                self.cache_bytes,
+                format!(
+                    "exceeds the memory limit of {} bytes (max_data_bytes)",
+                    self.limits.data_bytes
+                ),
+            ));
+        }
         if let Some(e) = self.problems.into_iter().next() {
             return Err(e);
         }
@@ -185,6 +454,8 @@ impl HostConfigBuilder {
             cache_bytes: self.cache_bytes,
             simulate: self.simulate,
             planner: self.planner,
+            limits: self.limits,
+            component: self.component,
         })
     }
 }
@@ -215,5 +486,64 @@ mod tests {
         assert_eq!(c.simulate, Some(SimulateConfig::s3()));
         assert_eq!(c.planner, PlannerKind::Native);
         assert_eq!(c.cache_bytes, 0);
+    }
+
+    #[test]
+    fn limits_and_component_keys_are_settings() {
+        let c = HostConfigBuilder::new()
+            .with_config("WARP_MAX_INPUT_BYTES", "1M")
+            .with_config("WARP_PLAN_DEADLINE_MS", "500")
+            .with_config("plan_memory_bytes", "2G")
+            .with_config("WARP_MAX_DATA_BYTES", "1G")
+            .with_config("WARP_PERFMAP", "1")
+            .with_config("WARP_NOEPOCH", "")
+            .with_config("WARP_CACHE_DIR", "")
+            .with_default_cache_bytes(0)
+            .build()
+            .unwrap();
+        assert_eq!(
+            c.limits,
+            Limits {
+                plan_deadline_ms: 500,
+                plan_memory_bytes: 2 << 30,
+                input_bytes: 1 << 20,
+                data_bytes: 1 << 30,
+            }
+        );
+        assert!(c.component.perfmap && !c.component.epoch_deadline);
+        assert_eq!(c.component.cache_dir, None);
+        assert_eq!(c.cache_bytes, 0);
+        let c = HostConfigBuilder::new()
+            .with_config("WARP_CACHE_DIR", "/tmp/x")
+            .with_config("WARP_NOEPOCH", "0")
+            .with_cache_bytes(5)
+            .with_default_cache_bytes(0)
+            .build()
+            .unwrap();
+        assert_eq!(c.component.cache_dir, Some(PathBuf::from("/tmp/x")));
+        assert!(c.component.epoch_deadline);
+        assert_eq!(c.cache_bytes, 5);
+        let e = HostConfigBuilder::new()
+            .with_config("WARP_MAX_INPUT_BYTES", "lots")
+            .build()
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("WARP_MAX_INPUT_BYTES"), "{e}");
+        let e = HostConfigBuilder::new()
+            .with_max_data_bytes(10)
+            .with_cache_bytes(11)
+            .build()
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.contains("cache_bytes") && e.contains("max_data_bytes"),
+            "{e}"
+        );
+        let sim = HostConfigBuilder::new()
+            .with_simulate_overrides(Some(1.0), None, None, None)
+            .simulate()
+            .unwrap();
+        assert_eq!(sim.first_byte_ms, 1.0);
+        assert_eq!(sim.per_mib_ms, SimulateConfig::s3().per_mib_ms);
     }
 }

@@ -1,7 +1,13 @@
 //! # warp-host — the WaRP native host
 //!
 //! The `warp` command and the library behind it. Subcommands live one per file
-//! in [`cli`]; each has a clap argument struct and an `execute` function.
+//! in [`cli`]; each is clap flags → [`config::HostConfig`] → a library call.
+//!
+//! Library modules: [`search`] opens an index for search, [`dataset`] reads
+//! or generates build data within [`config::Limits`], [`input`] and
+//! [`output`] read and write within bounds and fail in one line,
+//! [`vocabulary`] parses and prints method and layout names (one spelling
+//! each), [`progress`] reports long steps on stderr.
 
 #![warn(missing_docs)]
 
@@ -9,9 +15,14 @@ pub mod bench;
 pub mod cli;
 pub mod component;
 pub mod config;
+pub mod dataset;
 pub mod error;
 pub mod formats;
+pub mod input;
 pub mod ivf;
+pub mod output;
 pub mod progress;
 pub mod query;
+pub mod search;
 pub mod store;
+pub mod vocabulary;

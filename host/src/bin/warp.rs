@@ -1,14 +1,43 @@
-//! The `warp` command.
+//! The `warp` command: parse, run, and print any error as one line on
+//! stderr with exit code 2 (clap's own errors included). Help and version go
+//! to stdout with exit code 0.
 
 use clap::Parser;
+use clap::error::ErrorKind;
 use warp_host::cli::{Cli, execute};
+use warp_host::output::{note, one_line};
 
 fn main() {
-    let cli = Cli::parse();
-    if let Err(e) = execute(cli) {
-        // One line: the outermost message names the field; causes follow after ': '.
-        let chain: Vec<String> = e.chain().map(ToString::to_string).collect();
-        eprintln!("error: {}", chain.join(": "));
-        std::process::exit(2);
-    }
+    let code = match Cli::try_parse() {
+        Ok(cli) => match execute(cli) {
+            Ok(()) => 0,
+            Err(e) => {
+                // The outermost message names the field; causes follow after ': '.
+                let chain: Vec<String> = e.chain().map(ToString::to_string).collect();
+                note(&format!("error: {}", one_line(&chain.join(": "))));
+                2
+            }
+        },
+        Err(e) => match e.kind() {
+            ErrorKind::DisplayHelp | ErrorKind::DisplayVersion => {
+                let _ = e.print();
+                0
+            }
+            ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand => {
+                let _ = e.print();
+                2
+            }
+            _ => {
+                // clap's message, its tip and usage, on one line.
+                let text = e.render().to_string();
+                let kept: Vec<&str> = text
+                    .lines()
+                    .filter(|l| !l.trim_start().starts_with("For more information"))
+                    .collect();
+                note(&one_line(&kept.join("\n")));
+                2
+            }
+        },
+    };
+    std::process::exit(code);
 }

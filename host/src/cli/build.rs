@@ -1,21 +1,44 @@
 //! `warp build`: read or generate vectors, train an IVF index, lay it out
 //! and write it to a store (manifest last).
+//!
+//! Every size is checked before any work: flag ranges by clap, then the
+//! estimated memory of the whole build ([`DatasetSpec::check`]) against
+//! the memory limit. Progress goes to stderr, one phase after the other.
 
 use std::path::PathBuf;
 use std::time::Instant;
 
 use clap::Args;
+use clap::builder::RangedU64ValueParser;
+use planner_core::reorder::Layout;
 use serde_json::json;
 
-use super::query::runtime;
+use super::args::{OutputArgs, layout_name, parse_bytes_nonzero, parse_layout};
 use crate::config::HostConfigBuilder;
-use crate::error::{Error, Result};
-use crate::formats::{read_ivecs, read_vectors};
-use crate::ivf::distance::knn;
-use crate::ivf::layout::{OrderInput, cluster_order};
-use crate::ivf::synthetic::{SyntheticParams, generate};
-use crate::ivf::{self, IvfBuildParams, TrainedIvf, Workload};
+use crate::dataset::DatasetSpec;
+use crate::error::Result;
+use crate::ivf::layout::order_for as layout_order;
+use crate::ivf::{self, IvfBuildParams, Workload};
+use crate::output::Output;
+use crate::progress::Progress;
+use crate::search::runtime;
 use crate::store;
+
+pub use crate::dataset::{Dataset, ground_truth};
+pub use crate::ivf::layout::order_for;
+
+/// Largest `--synthetic` (ids are `u32`).
+pub const MAX_SYNTHETIC: u64 = u32::MAX as u64;
+/// Largest `--synthetic-queries`.
+pub const MAX_SYNTHETIC_QUERIES: u64 = 10_000_000;
+/// Largest `--dim`.
+pub const MAX_DIM: u64 = 65_536;
+/// Largest `--nlist`.
+pub const MAX_NLIST: u64 = 1 << 24;
+/// Largest `--niter`.
+pub const MAX_NITER: u64 = 1000;
+/// Largest `--gt-k`.
+pub const MAX_GT_K: u64 = 10_000;
 
 /// Arguments of `warp build`.
 #[derive(Debug, Args)]
@@ -33,185 +56,97 @@ pub struct BuildArgs {
     /// Ground truth (.ivecs) of the queries; computed exactly when omitted.
     #[arg(long, requires = "queries")]
     pub groundtruth: Option<PathBuf>,
-    /// Synthetic base vectors (without --input).
-    #[arg(long, default_value_t = 100_000)]
+    /// Synthetic base vectors (without --input), 1..=4294967295.
+    #[arg(long, default_value_t = 100_000, value_parser = RangedU64ValueParser::<usize>::new().range(1..=MAX_SYNTHETIC))]
     pub synthetic: usize,
-    /// Synthetic queries (without --input).
-    #[arg(long, default_value_t = 1_000)]
+    /// Synthetic queries (without --input), 0..=10000000.
+    #[arg(long, default_value_t = 1_000, value_parser = RangedU64ValueParser::<usize>::new().range(0..=MAX_SYNTHETIC_QUERIES))]
     pub synthetic_queries: usize,
-    /// Synthetic dimension.
-    #[arg(long, default_value_t = 128)]
+    /// Synthetic dimension, 1..=65536.
+    #[arg(long, default_value_t = 128, value_parser = RangedU64ValueParser::<usize>::new().range(1..=MAX_DIM))]
     pub dim: usize,
-    /// Clusters (faiss nlist).
-    #[arg(long, default_value_t = 1024)]
+    /// Clusters (faiss nlist), 1..=16777216 and at most the vectors.
+    #[arg(long, default_value_t = 1024, value_parser = RangedU64ValueParser::<usize>::new().range(1..=MAX_NLIST))]
     pub nlist: usize,
-    /// IVF-PQ with M sub-quantizers of 8 bits (default: IVF-Flat).
-    #[arg(long)]
+    /// IVF-PQ with M sub-quantizers of 8 bits, M dividing the dimension (default: IVF-Flat).
+    #[arg(long, value_parser = RangedU64ValueParser::<usize>::new().range(1..=MAX_DIM))]
     pub pq_m: Option<usize>,
-    /// k-means iterations.
-    #[arg(long, default_value_t = 10)]
+    /// k-means iterations, 1..=1000.
+    #[arg(long, default_value_t = 10, value_parser = RangedU64ValueParser::<usize>::new().range(1..=MAX_NITER))]
     pub niter: usize,
-    /// Payload cluster order.
-    #[arg(long, default_value = "pca_zorder")]
-    pub reorder: String,
+    /// Payload layout: identity, random[:SEED], pca_1d, pca_zorder[:DIMS], pca_hilbert[:DIMS], spectral[:SEED].
+    #[arg(long, alias = "reorder", default_value = "pca_zorder", value_parser = parse_layout)]
+    pub layout: Layout,
     /// Seed of data generation, sampling and k-means.
     #[arg(long, default_value_t = 42)]
     pub seed: u64,
-    /// Neighbours kept in computed ground truth.
-    #[arg(long, default_value_t = 100)]
+    /// Neighbours kept in computed ground truth, 1..=10000.
+    #[arg(long, default_value_t = 100, value_parser = RangedU64ValueParser::<usize>::new().range(1..=MAX_GT_K))]
     pub gt_k: usize,
-}
-
-/// Base vectors, queries and ground truth.
-#[derive(Debug, Clone)]
-pub struct Dataset {
-    /// Base, `n × dim`.
-    pub base: Vec<f32>,
-    /// Dimension.
-    pub dim: usize,
-    /// Queries, `nq × dim` (may be empty).
-    pub queries: Vec<f32>,
-    /// Ground truth ids, `nq × gt_k`.
-    pub groundtruth: Vec<i32>,
-    /// Neighbours per ground-truth row.
-    pub gt_k: usize,
-}
-
-/// Exact ground truth of `queries` over `base`: `k` ids per query.
-pub fn ground_truth(queries: &[f32], base: &[f32], dim: usize, k: usize) -> Vec<i32> {
-    let k = k.min(base.len() / dim);
-    let pb = crate::progress::Progress::new(1, "ground truth");
-    let gt = knn(queries, base, dim, k)
-        .into_iter()
-        .flat_map(|r| r.into_iter().map(|(_, i)| i as i32))
-        .collect();
-    pb.finish();
-    gt
+    /// Largest build (estimated memory, and each input file), bytes (K/M/G suffix allowed).
+    /// Default: $WARP_MAX_DATA_BYTES or 3/4 of the machine's memory.
+    #[arg(long, value_parser = parse_bytes_nonzero)]
+    pub max_data_bytes: Option<u64>,
+    /// Output format.
+    #[command(flatten)]
+    pub output: OutputArgs,
 }
 
 impl BuildArgs {
-    /// Reads or generates the dataset.
+    /// The dataset these flags describe.
+    pub fn spec(&self) -> DatasetSpec {
+        DatasetSpec {
+            input: self.input.clone(),
+            queries: self.queries.clone(),
+            groundtruth: self.groundtruth.clone(),
+            synthetic: self.synthetic,
+            synthetic_queries: self.synthetic_queries,
+            dim: self.dim,
+            seed: self.seed,
+            gt_k: self.gt_k,
+        }
+    }
+
+    /// Reads or generates the dataset (see [`DatasetSpec::load`]).
     ///
     /// # Errors
-    /// Format errors; [`Error::Input`] for dimension mismatches.
+    /// Format errors; [`crate::error::Error::Input`] for dimension mismatches.
     pub fn dataset(&self) -> Result<Dataset> {
-        let (base, dim, queries) = match &self.input {
-            Some(path) => {
-                let (base, dim) = read_vectors(path)?;
-                let queries = match &self.queries {
-                    Some(q) => {
-                        let (qv, qd) = read_vectors(q)?;
-                        if qd != dim {
-                            return Err(Error::input(format!(
-                                "{}: queries have dimension {qd}, the base has {dim}",
-                                q.display()
-                            )));
-                        }
-                        qv
-                    }
-                    None => Vec::new(),
-                };
-                (base, dim, queries)
-            }
-            None => {
-                if self.synthetic == 0 || self.dim == 0 {
-                    return Err(Error::config("--synthetic/--dim", 0, "must be >= 1"));
-                }
-                let (b, q) = generate(&SyntheticParams {
-                    n: self.synthetic,
-                    nq: self.synthetic_queries,
-                    dim: self.dim,
-                    seed: self.seed,
-                    ..SyntheticParams::default()
-                });
-                (b, self.dim, q)
-            }
-        };
-        let (groundtruth, gt_k) = match &self.groundtruth {
-            Some(p) => {
-                let (g, k) = read_ivecs(p)?;
-                if g.len() / k != queries.len() / dim {
-                    return Err(Error::input(format!(
-                        "{}: {} ground-truth rows for {} queries",
-                        p.display(),
-                        g.len() / k,
-                        queries.len() / dim
-                    )));
-                }
-                (g, k)
-            }
-            None if !queries.is_empty() => {
-                let k = self.gt_k.max(10);
-                (
-                    ground_truth(&queries, &base, dim, k),
-                    k.min(base.len() / dim),
-                )
-            }
-            None => (Vec::new(), 0),
-        };
-        Ok(Dataset {
-            base,
-            dim,
-            queries,
-            groundtruth,
-            gt_k,
-        })
+        self.spec().load()
     }
-}
-
-/// The payload order for `method`, using a sample workload of base vectors
-/// (2 000 rows, 16 probes each) for methods that read a query log.
-///
-/// # Errors
-/// [`Error::Config`] for an unknown method; reorder errors.
-pub fn order_for(method: &str, trained: &TrainedIvf, base: &[f32], seed: u64) -> Result<Vec<u32>> {
-    let dim = trained.dim;
-    let sizes = trained.list_sizes();
-    let (probes, offsets) = if method == "identity" {
-        (Vec::new(), vec![0u32])
-    } else {
-        let n = base.len() / dim;
-        let step = (n / 2000).max(1);
-        let sample: Vec<f32> = (0..n)
-            .step_by(step)
-            .flat_map(|i| base[i * dim..(i + 1) * dim].iter().copied())
-            .collect();
-        let _ = seed;
-        let nprobe = 16.min(trained.nlist());
-        let near = knn(&sample, &trained.centroids, dim, nprobe);
-        let mut probes = Vec::new();
-        let mut offsets = vec![0u32];
-        for r in near {
-            probes.extend(r.into_iter().map(|(_, l)| l));
-            offsets.push(probes.len() as u32);
-        }
-        (probes, offsets)
-    };
-    cluster_order(
-        method,
-        &OrderInput {
-            centroids: &trained.centroids,
-            dim,
-            sizes: &sizes,
-            probes: &probes,
-            probe_offsets: &offsets,
-        },
-    )
 }
 
 /// Runs `warp build`.
 ///
 /// # Errors
-/// Bad input, training and store errors.
+/// Bad input, limits, training and store errors, or a failed write of the
+/// summary.
 pub fn execute(args: &BuildArgs) -> Result<()> {
-    let mut cfg = HostConfigBuilder::from_env();
+    let mut b = HostConfigBuilder::from_env();
     if let Some(u) = &args.url {
-        cfg = cfg.with_url(u.clone());
+        b = b.with_url(u.clone());
     }
-    let cfg = cfg.build()?;
+    if let Some(m) = args.max_data_bytes {
+        b = b.with_max_data_bytes(m);
+    }
+    let cfg = b.build()?;
+    let spec = args.spec();
+    spec.check(args.nlist, &cfg.limits)?;
+    if let Some(m) = args.pq_m
+        && args.input.is_none()
+        && !args.dim.is_multiple_of(m)
+    {
+        return Err(crate::error::Error::config(
+            "--pq-m",
+            m,
+            format!("must divide --dim {}", args.dim),
+        ));
+    }
+    let mut out = Output::stdout(args.output.pretty)?;
     let loc = store::open(&cfg.url)?;
+    let layout = layout_name(&args.layout);
     let t0 = Instant::now();
-    let ds = args.dataset()?;
+    let ds = spec.load()?;
     let t_data = t0.elapsed().as_secs_f64();
     let params = IvfBuildParams {
         nlist: args.nlist,
@@ -223,22 +158,19 @@ pub fn execute(args: &BuildArgs) -> Result<()> {
     let t1 = Instant::now();
     let trained = ivf::train(&ds.base, ds.dim, &params)?;
     let t_train = t1.elapsed().as_secs_f64();
-    let order = order_for(&args.reorder, &trained, &ds.base, args.seed)?;
+    let pb = Progress::new(1, "layout");
+    let order = layout_order(&layout, &trained, &ds.base, args.seed)?;
+    pb.finish();
     let workload = Workload {
         queries: (!ds.queries.is_empty()).then_some(&ds.queries[..]),
         groundtruth: (ds.gt_k > 0).then_some((&ds.groundtruth[..], ds.gt_k)),
     };
     let t2 = Instant::now();
     let manifest = runtime()?.block_on(ivf::write(
-        &loc,
-        &ds.base,
-        &trained,
-        &order,
-        &args.reorder,
-        workload,
+        &loc, &ds.base, &trained, &order, &layout, workload,
     ))?;
     let t_write = t2.elapsed().as_secs_f64();
-    let out = json!({
+    let summary = json!({
         "url": loc.display,
         "build_id": manifest.build_id,
         "kind": manifest.kind,
@@ -246,11 +178,11 @@ pub fn execute(args: &BuildArgs) -> Result<()> {
         "dim": manifest.dim,
         "nlist": manifest.nlist,
         "pq_m": manifest.pq_m,
-        "reorder": manifest.reorder,
+        "layout": manifest.reorder,
         "payload_bytes": manifest.payload.size,
         "queries": ds.queries.len() / ds.dim,
         "seconds": {"data": t_data, "train": t_train, "write": t_write, "total": t0.elapsed().as_secs_f64()},
     });
-    println!("{}", serde_json::to_string_pretty(&out).unwrap_or_default());
-    Ok(())
+    let _ = out.json(&summary)?;
+    out.finish()
 }

@@ -1,7 +1,11 @@
-//! The `warp` subcommands, one module each.
+//! The `warp` subcommands, one module each: clap flags → configuration → a
+//! library call. Shared flag parsers live in [`args`].
 
 use clap::{Parser, Subcommand};
 
+use crate::progress::{self, Mode};
+
+pub mod args;
 pub mod bench;
 pub mod build;
 pub mod demo;
@@ -10,6 +14,9 @@ pub mod query;
 pub mod reorder;
 
 /// WaRP: workload-aware request planning for vector search on object storage.
+///
+/// Results go to stdout, progress and errors to stderr; every error is one
+/// line and exits with code 2.
 #[derive(Debug, Parser)]
 #[command(name = "warp", version, about, long_about = None)]
 pub struct Cli {
@@ -21,7 +28,7 @@ pub struct Cli {
 /// The subcommands.
 #[derive(Debug, Subcommand)]
 pub enum Command {
-    /// Plan one instance (DESIGN §5 JSON) and print the plan as JSON.
+    /// Plan one instance (the JSON contract of the README's "Planning one query: `warp plan`") and print the plan as JSON.
     Plan(plan::PlanArgs),
     /// Build an IVF index (from .fvecs/.bvecs/.ivecs/.npy or synthetic SIFT-like data) on a store.
     Build(build::BuildArgs),
@@ -35,17 +42,41 @@ pub enum Command {
     Reorder(reorder::ReorderArgs),
 }
 
+/// Sets the progress display: none with `--json`, bars on a terminal,
+/// else one line per phase.
+fn progress_for(json: bool) {
+    progress::set_mode(if json {
+        Mode::Off
+    } else if crate::output::stderr_is_terminal() {
+        Mode::Bars
+    } else {
+        Mode::Lines
+    });
+}
+
 /// Runs the parsed command line.
 ///
 /// # Errors
 /// The subcommand's error, printed by `main` as one line.
 pub fn execute(cli: Cli) -> anyhow::Result<()> {
     match cli.command {
-        Command::Plan(args) => plan::execute(&args),
-        Command::Build(args) => Ok(build::execute(&args)?),
-        Command::Query(args) => Ok(query::execute(&args)?),
+        Command::Plan(args) => {
+            progress_for(args.output.json);
+            Ok(plan::execute(&args)?)
+        }
+        Command::Build(args) => {
+            progress_for(args.output.json);
+            Ok(build::execute(&args)?)
+        }
+        Command::Query(args) => {
+            progress_for(args.output.json);
+            Ok(query::execute(&args)?)
+        }
         Command::Bench(args) => Ok(bench::execute(&args)?),
         Command::Demo(args) => Ok(demo::execute(&args)?),
-        Command::Reorder(args) => reorder::execute(&args),
+        Command::Reorder(args) => {
+            progress_for(args.output.json);
+            Ok(reorder::execute(&args)?)
+        }
     }
 }

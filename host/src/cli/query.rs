@@ -1,19 +1,41 @@
 //! `warp query`: answer one query or a file of them, as JSON.
+//!
+//! One JSON object per query on stdout (`--pretty` indents each). In a
+//! `--queries` batch a query that fails (a store, checksum or planner error)
+//! does not stop the others: its object is `{"query": i, "error": "…"}`, and
+//! once every query has been answered the command exits with code 2 and one
+//! line saying how many failed.
 
-use std::io::Write;
 use std::path::PathBuf;
-use std::sync::Arc;
 
 use clap::Args;
-use planner_core::Surrogate;
+use clap::builder::RangedU64ValueParser;
+use planner_core::{Method, Surrogate};
 use serde_json::{Value, json};
 
-use crate::config::{HostConfig, HostConfigBuilder, PlannerKind};
-use crate::error::{Error, Result};
-use crate::query::{
-    BackendFactory, Index, SearchParams, SearchResult, Searcher, native_factory, parse_policy,
+use super::args::{
+    OutputArgs, at_least_one_or_inf, epsilon, latency_ms, non_negative, parse_bytes_nonzero,
+    parse_method, probability,
 };
-use crate::store::{self, SimulateConfig};
+use crate::config::{HostConfig, HostConfigBuilder, PlannerKind};
+use crate::dataset::RAISE_DATA;
+use crate::error::{Error, Result};
+use crate::input::check_file;
+use crate::output::{Flow, Output, one_line};
+use crate::query::{SearchParams, SearchResult};
+
+pub use crate::search::{backend_factory, open_searcher, runtime};
+
+/// Largest `--k` (neighbours returned per query).
+pub const MAX_K: u64 = 100_000;
+/// Largest `--nprobe`.
+pub const MAX_NPROBE: u64 = 1 << 20;
+/// Largest `--k-max`.
+pub const MAX_K_MAX: u64 = 1 << 20;
+/// Largest `--io-slots`.
+pub const MAX_IO_SLOTS: u64 = 4096;
+/// Largest `--rerank` factor.
+pub const MAX_RERANK: u64 = 1000;
 
 /// Options shared by `warp query` and `warp bench`.
 #[derive(Debug, Clone, Args)]
@@ -22,38 +44,38 @@ pub struct SearchOpts {
     /// (S3 endpoint, region and keys from the AWS_* variables). Default: $WARP_URL or ./warp-index.
     #[arg(long)]
     pub url: Option<String>,
-    /// Lists probed per query (faiss nprobe).
-    #[arg(long, default_value_t = 16)]
+    /// Lists probed per query (faiss nprobe), 1..=1048576.
+    #[arg(long, default_value_t = 16, value_parser = RangedU64ValueParser::<usize>::new().range(1..=MAX_NPROBE))]
     pub nprobe: usize,
-    /// Neighbours returned.
-    #[arg(long, default_value_t = 10)]
+    /// Neighbours returned, 1..=100000.
+    #[arg(long, default_value_t = 10, value_parser = RangedU64ValueParser::<usize>::new().range(1..=MAX_K))]
     pub k: usize,
-    /// Request budget K_max per planned fetch (default: one per interval).
-    #[arg(long)]
+    /// Request budget K_max per planned fetch, 1..=1048576 (default: one per interval).
+    #[arg(long, value_parser = RangedU64ValueParser::<usize>::new().range(1..=MAX_K_MAX))]
     pub k_max: Option<usize>,
-    /// Expected request parallelism P of one query (default: io_slots / Q, at least 1; "inf" for unbounded).
-    #[arg(long)]
+    /// Expected request parallelism P of one query, >= 1 or "inf" (default: io_slots / Q, at least 1).
+    #[arg(long, value_parser = at_least_one_or_inf)]
     pub parallelism: Option<String>,
-    /// Global limit on concurrent GETs (default: $WARP_IO_SLOTS or 64).
-    #[arg(long)]
+    /// Global limit on concurrent GETs, 1..=4096 (default: $WARP_IO_SLOTS or 64).
+    #[arg(long, value_parser = RangedU64ValueParser::<usize>::new().range(1..=MAX_IO_SLOTS))]
     pub io_slots: Option<usize>,
-    /// Payload cache capacity, MiB; 0 disables (default: $WARP_CACHE_BYTES or 64 MiB for query, 0 for bench).
-    #[arg(long)]
+    /// Payload cache capacity, MiB; 0 disables; at most the memory limit (default: $WARP_CACHE_BYTES or 64 MiB for query, 0 for bench).
+    #[arg(long, value_parser = clap::value_parser!(u64).range(0..=(1 << 30)))]
     pub cache_mib: Option<u64>,
     /// Simulate S3 latency on every GET: "s3" or "none" (default: $WARP_SIMULATE or none).
-    #[arg(long)]
+    #[arg(long, value_parser = ["s3", "none"])]
     pub simulate: Option<String>,
-    /// Simulated S3: first-byte latency of a tiny GET, ms (default 25).
-    #[arg(long)]
+    /// Simulated S3: first-byte latency of a tiny GET, ms, 0..=60000 (default 25).
+    #[arg(long, value_parser = latency_ms)]
     pub sim_first_byte_ms: Option<f64>,
-    /// Simulated S3: extra latency per MiB, ms (default 5).
-    #[arg(long)]
+    /// Simulated S3: extra latency per MiB, ms, 0..=60000 (default 5).
+    #[arg(long, value_parser = latency_ms)]
     pub sim_per_mib_ms: Option<f64>,
     /// Simulated S3: bandwidth of the link shared by all GETs, MiB/s; 0 = unlimited (default 4096).
-    #[arg(long)]
+    #[arg(long, value_parser = non_negative)]
     pub sim_link_mib_s: Option<f64>,
-    /// Simulated S3: probability of a long-tail GET (default 0.02).
-    #[arg(long)]
+    /// Simulated S3: probability of a long-tail GET, 0..=1 (default 0.02).
+    #[arg(long, value_parser = probability)]
     pub sim_tail: Option<f64>,
     /// Plan with planner-core compiled into the host instead of the component.
     #[arg(long)]
@@ -62,31 +84,31 @@ pub struct SearchOpts {
     /// no CPU of this machine; use with --simulate for benchmarks.
     #[arg(long)]
     pub preload: bool,
-    /// IVF-PQ: rerank the best k*RERANK ADC candidates exactly (0: no rerank).
-    #[arg(long, default_value_t = 4)]
+    /// IVF-PQ: rerank the best k*RERANK ADC candidates exactly, 0..=1000 (0: no rerank).
+    #[arg(long, default_value_t = 4, value_parser = RangedU64ValueParser::<usize>::new().range(0..=MAX_RERANK))]
     pub rerank: usize,
-    /// Surrogate fixed cost per request, ms (default 25, or the simulation's).
-    #[arg(long)]
+    /// Surrogate fixed cost per request, ms, 0..=60000 (default 25, or the simulation's).
+    #[arg(long, value_parser = latency_ms)]
     pub fixed_ms: Option<f64>,
-    /// Surrogate cost per MiB, ms (default 5, or the simulation's).
-    #[arg(long)]
+    /// Surrogate cost per MiB, ms, 0..=60000 (default 5, or the simulation's).
+    #[arg(long, value_parser = latency_ms)]
     pub per_mib_ms: Option<f64>,
-    /// Tolerance of the warp planner.
-    #[arg(long, default_value_t = 0.01)]
+    /// Tolerance ε of the warp planner, 0..=1.
+    #[arg(long, default_value_t = 0.01, value_parser = epsilon)]
     pub epsilon: f64,
 }
 
 impl SearchOpts {
-    /// The host configuration: environment, then these flags.
+    /// The host configuration: environment, then these flags;
+    /// `default_cache` is the cache capacity when neither `WARP_CACHE_BYTES`
+    /// nor `--cache-mib` gives one.
     ///
     /// # Errors
     /// An invalid setting.
     pub fn config(&self, default_cache: Option<u64>) -> Result<HostConfig> {
         let mut b = HostConfigBuilder::from_env();
-        if let Some(c) = default_cache
-            && std::env::var("WARP_CACHE_BYTES").is_err()
-        {
-            b = b.with_cache_bytes(c);
+        if let Some(c) = default_cache {
+            b = b.with_default_cache_bytes(c);
         }
         if let Some(u) = &self.url {
             b = b.with_url(u.clone());
@@ -100,44 +122,39 @@ impl SearchOpts {
         if let Some(s) = &self.simulate {
             b = b.with_config("simulate", s);
         }
-        let sim_set = [
+        b = b.with_simulate_overrides(
             self.sim_first_byte_ms,
             self.sim_per_mib_ms,
             self.sim_link_mib_s,
             self.sim_tail,
-        ];
-        if sim_set.iter().any(Option::is_some) {
-            let base = b.simulate().unwrap_or_default();
-            b = b.with_simulate(Some(SimulateConfig {
-                first_byte_ms: self.sim_first_byte_ms.unwrap_or(base.first_byte_ms),
-                per_mib_ms: self.sim_per_mib_ms.unwrap_or(base.per_mib_ms),
-                link_mib_per_s: self.sim_link_mib_s.unwrap_or(base.link_mib_per_s),
-                tail_probability: self.sim_tail.unwrap_or(base.tail_probability),
-                ..base
-            }));
-        }
+        );
         if self.native {
             b = b.with_planner(PlannerKind::Native);
         }
         b.build()
     }
 
-    /// Search parameters for query concurrency `q`.
+    /// Search parameters for planning method `method` (see
+    /// [`parse_method`]) at query concurrency `q`.
     ///
     /// # Errors
-    /// [`Error::Config`] for a bad P, policy or surrogate.
-    pub fn params(&self, cfg: &HostConfig, policy: &str, q: usize) -> Result<SearchParams> {
+    /// [`Error::Config`] for a bad P, method or surrogate.
+    pub fn params(&self, cfg: &HostConfig, method: &str, q: usize) -> Result<SearchParams> {
+        let m = parse_method(method).map_err(|reason| Error::config("--method", method, reason))?;
+        self.params_for(cfg, m, q)
+    }
+
+    /// Search parameters for `method` at query concurrency `q`.
+    ///
+    /// # Errors
+    /// [`Error::Config`] for a bad P or surrogate, or a zero `--k`,
+    /// `--nprobe` or `--k-max` (possible when the struct is filled by hand).
+    pub fn params_for(&self, cfg: &HostConfig, method: Method, q: usize) -> Result<SearchParams> {
         let parallelism = match self.parallelism.as_deref() {
             None => Some((cfg.io_slots as f64 / q.max(1) as f64).max(1.0)),
-            Some("inf") => None,
-            Some(p) => Some(
-                p.parse::<f64>()
-                    .ok()
-                    .filter(|p| p.is_finite() && *p >= 1.0)
-                    .ok_or_else(|| {
-                        Error::config("--parallelism", p, "expected a number >= 1 or inf")
-                    })?,
-            ),
+            Some(p) => at_least_one_or_inf(p)
+                .map_err(|reason| Error::config("--parallelism", p, reason))
+                .map(|s| if s == "inf" { None } else { s.parse().ok() })?,
         };
         let sim = cfg.simulate.unwrap_or_default();
         let surrogate = Surrogate::Affine {
@@ -158,7 +175,7 @@ impl SearchOpts {
         Ok(SearchParams {
             k: self.k,
             nprobe: self.nprobe,
-            method: parse_policy(policy)?,
+            method,
             k_max: self.k_max,
             parallelism,
             surrogate,
@@ -167,54 +184,6 @@ impl SearchOpts {
             explain: false,
         })
     }
-}
-
-/// The planner factory for `kind`.
-///
-/// # Errors
-/// [`Error::Planner`] when the component cannot be loaded.
-pub fn backend_factory(kind: PlannerKind) -> Result<(BackendFactory, &'static str)> {
-    match kind {
-        PlannerKind::Native => Ok((native_factory(), "native")),
-        PlannerKind::Component => Ok((crate::query::component_factory()?, "component")),
-    }
-}
-
-/// Opens the index of `cfg` (with simulation if configured) and a searcher.
-///
-/// # Errors
-/// Store, index and planner errors.
-pub async fn open_searcher(
-    cfg: &HostConfig,
-    preload: bool,
-) -> Result<(Arc<Searcher>, &'static str)> {
-    let mut loc = store::open_existing(&cfg.url)?;
-    if preload {
-        loc = store::preload(&loc).await?;
-    }
-    if let Some(sim) = cfg.simulate {
-        loc = loc.simulated(sim);
-    }
-    let index = Arc::new(Index::open(loc).await?);
-    let (factory, name) = backend_factory(cfg.planner)?;
-    Ok((
-        Arc::new(Searcher::new(index, cfg.io_slots, cfg.cache_bytes, factory)),
-        name,
-    ))
-}
-
-/// A tokio runtime for a command.
-///
-/// # Errors
-/// [`Error::Io`] when the runtime cannot start.
-pub fn runtime() -> Result<tokio::runtime::Runtime> {
-    tokio::runtime::Builder::new_multi_thread()
-        .enable_all()
-        .build()
-        .map_err(|source| Error::Io {
-            path: "tokio runtime".into(),
-            source,
-        })
 }
 
 /// Arguments of `warp query`.
@@ -226,21 +195,30 @@ pub struct QueryArgs {
     /// One query vector, comma-separated.
     #[arg(long, conflicts_with_all = ["queries", "query_index"])]
     pub vector: Option<String>,
-    /// A file of query vectors (.fvecs, .bvecs, .ivecs, .npy); one JSON line per query.
+    /// A file of query vectors (.fvecs, .bvecs, .ivecs, .npy); one JSON object per query.
+    /// A query that fails prints {"query": i, "error": "…"} and the others go on;
+    /// the exit code is 2 if any failed.
     #[arg(long, conflicts_with = "query_index")]
     pub queries: Option<PathBuf>,
     /// Query number N of the query set stored with the index (default 0).
     #[arg(long)]
     pub query_index: Option<usize>,
-    /// Planning policy: separate, lance, object_store, coalesce:GAP, warp.
-    #[arg(long, default_value = "warp")]
-    pub policy: String,
-    /// Also print the probe intervals and the plan (DESIGN §5 instance and plan).
+    /// Planning method: warp, separate, lance, object_store, coalesce:GAP, min_w, min_b, frontier, lagrangian, exact.
+    #[arg(long, alias = "policy", default_value = "warp", value_parser = parse_method)]
+    pub method: Method,
+    /// Also print the probe intervals and the plan (the `warp plan` instance and plan JSON).
     #[arg(long)]
     pub explain: bool,
+    /// Largest --queries file, bytes (K/M/G suffix allowed). Default: $WARP_MAX_DATA_BYTES or 3/4 of memory.
+    #[arg(long, value_parser = parse_bytes_nonzero)]
+    pub max_data_bytes: Option<u64>,
+    /// Output format.
+    #[command(flatten)]
+    pub output: OutputArgs,
 }
 
-fn result_json(i: usize, r: &SearchResult, planner: &str) -> Value {
+/// The JSON object of query number `i` answered by `planner`.
+pub fn result_json(i: usize, r: &SearchResult, planner: &str) -> Value {
     let mut v = json!({
         "query": i,
         "neighbors": r.neighbors.iter().map(|n| json!({"id": n.id, "distance": n.distance})).collect::<Vec<_>>(),
@@ -263,25 +241,51 @@ fn result_json(i: usize, r: &SearchResult, planner: &str) -> Value {
     v
 }
 
+/// Parses `--vector`: comma-separated finite numbers.
+///
+/// # Errors
+/// [`Error::Config`] on `--vector` naming the bad value.
+pub fn parse_vector(v: &str) -> Result<Vec<f32>> {
+    v.split(',')
+        .map(|x| {
+            x.trim()
+                .parse::<f32>()
+                .ok()
+                .filter(|x| x.is_finite())
+                .ok_or_else(|| {
+                    Error::config(
+                        "--vector",
+                        one_line(x),
+                        "expected comma-separated finite numbers",
+                    )
+                })
+        })
+        .collect()
+}
+
 /// Runs `warp query`.
 ///
 /// # Errors
-/// Bad arguments, store, index, planner and checksum errors.
+/// Bad arguments, store, index, planner and checksum errors; for a batch,
+/// [`Error::Input`] after the last query when any query failed.
 pub fn execute(args: &QueryArgs) -> Result<()> {
-    let cfg = args.search.config(None)?;
-    let mut params = args.search.params(&cfg, &args.policy, 1)?;
+    let mut cfg = args.search.config(None)?;
+    if let Some(b) = args.max_data_bytes {
+        cfg.limits.data_bytes = b;
+    }
+    let mut params = args.search.params_for(&cfg, args.method, 1)?;
     params.explain = args.explain;
+    if let Some(path) = &args.queries {
+        check_file(path, "--queries", cfg.limits.data_bytes, RAISE_DATA)?;
+    }
+    let vector = args.vector.as_deref().map(parse_vector).transpose()?;
+    let mut out = Output::stdout(args.output.pretty)?;
     runtime()?.block_on(async {
         let (searcher, planner) = open_searcher(&cfg, args.search.preload).await?;
         let dim = searcher.index().manifest.dim;
-        let queries: Vec<f32> = if let Some(v) = &args.vector {
-            v.split(',')
-                .map(|x| {
-                    x.trim().parse::<f32>().map_err(|_| {
-                        Error::config("--vector", x, "expected comma-separated numbers")
-                    })
-                })
-                .collect::<Result<_>>()?
+        // The queries and the number of the first one.
+        let (queries, first): (Vec<f32>, usize) = if let Some(v) = vector {
+            (v, 0)
         } else if let Some(path) = &args.queries {
             let (q, d) = crate::formats::read_vectors(path)?;
             if d != dim {
@@ -290,7 +294,7 @@ pub fn execute(args: &QueryArgs) -> Result<()> {
                     path.display()
                 )));
             }
-            q
+            (q, 0)
         } else {
             let i = args.query_index.unwrap_or(0);
             let (q, _) = searcher.index().queries().await?.ok_or_else(|| {
@@ -301,10 +305,13 @@ pub fn execute(args: &QueryArgs) -> Result<()> {
                 return Err(Error::config(
                     "--query-index",
                     i,
-                    format!("the index stores {nq} queries"),
+                    format!(
+                        "the index stores {nq} queries (0..={})",
+                        nq.saturating_sub(1)
+                    ),
                 ));
             }
-            q[i * dim..(i + 1) * dim].to_vec()
+            (q[i * dim..(i + 1) * dim].to_vec(), i)
         };
         if !queries.len().is_multiple_of(dim) || queries.is_empty() {
             return Err(Error::input(format!(
@@ -313,26 +320,28 @@ pub fn execute(args: &QueryArgs) -> Result<()> {
             )));
         }
         let many = queries.len() > dim;
-        let mut out = std::io::stdout().lock();
-        for (i, q) in queries.chunks_exact(dim).enumerate() {
-            let r = searcher.search(q, &params).await?;
-            let v = result_json(i, &r, planner);
-            let text = if many {
-                serde_json::to_string(&v)
-            } else {
-                serde_json::to_string_pretty(&v)
-            };
-            match writeln!(out, "{}", text.unwrap_or_default()) {
-                Ok(()) => {}
-                // The reader went away (`| head`): stop quietly.
-                Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => return Ok(()),
-                Err(source) => {
-                    return Err(Error::Io {
-                        path: "stdout".into(),
-                        source,
-                    });
+        let (mut failed, total) = (0usize, queries.len() / dim);
+        for (j, q) in queries.chunks_exact(dim).enumerate() {
+            let i = first + j;
+            let v = match searcher.search(q, &params).await {
+                Ok(r) => result_json(i, &r, planner),
+                // One query alone fails as the command.
+                Err(e) if !many => return Err(e),
+                Err(e) => {
+                    failed += 1;
+                    json!({"query": i, "error": one_line(&e.to_string())})
                 }
+            };
+            if out.json(&v)? == Flow::Stop {
+                // The reader went away (`| head`): stop quietly.
+                return Ok(());
             }
+        }
+        out.finish()?;
+        if failed > 0 {
+            return Err(Error::input(format!(
+                "{failed} of {total} queries failed (each error is in its output object)"
+            )));
         }
         Ok(())
     })

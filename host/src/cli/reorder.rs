@@ -1,30 +1,46 @@
 //! `warp reorder`: compute a cluster payload layout from IVF centroids (and an
 //! optional query log) and judge it by the co-access gap and the plans it
-//! leads to.
+//! leads to. The centroids and payload sizes come from files
+//! (`--centroids`, `--sizes`) or from a built index (`--url`).
 
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
-use anyhow::{Context, bail};
 use clap::Args;
+use clap::builder::RangedU64ValueParser;
 use planner_core::Method;
 use planner_core::reorder::{
     Layout, LogPlanSettings, LogPlanTotals, ReorderInput, coaccess_gap, plan_log, reorder,
 };
 use serde_json::{Value, json};
 
+use super::args::{OutputArgs, at_least_one, parse_bytes_nonzero, parse_layout};
+use crate::config::{HostConfigBuilder, Limits};
+use crate::dataset::RAISE_DATA;
+use crate::error::{Error, Result};
 use crate::formats::{read_ivecs, read_vectors};
+use crate::input::{check_file, read_text};
+use crate::output::Output;
+use crate::query::Index;
+use crate::search::runtime;
+use crate::store;
 
 /// Payload bytes assumed per cluster when `--sizes` is omitted (1 MiB).
 pub const DEFAULT_CLUSTER_BYTES: u64 = 1 << 20;
+
+const RAISE_INPUT: &str = "--max-input-bytes or WARP_MAX_INPUT_BYTES";
 
 /// Arguments of `warp reorder`.
 #[derive(Debug, Args)]
 pub struct ReorderArgs {
     /// IVF centroids, one per cluster in list_no order (.fvecs; also .bvecs,
     /// .ivecs or .npy).
-    #[arg(long)]
-    pub centroids: PathBuf,
+    #[arg(long, required_unless_present = "url", conflicts_with = "url")]
+    pub centroids: Option<PathBuf>,
+    /// A built index (path, file://, memory:// or s3:// URL): its centroids
+    /// and payload sizes are read from its manifest.
+    #[arg(long, conflicts_with = "sizes")]
+    pub url: Option<String>,
     /// Payload bytes per cluster: one unsigned integer per line, line i for
     /// cluster i (blank lines are skipped). Default: every payload 1 MiB.
     #[arg(long)]
@@ -34,60 +50,51 @@ pub struct ReorderArgs {
     /// with one probe set per vector.
     #[arg(long)]
     pub query_log: Option<PathBuf>,
-    /// Layout method: identity, random, pca_1d, pca_zorder, pca_hilbert, spectral.
-    #[arg(long, default_value = "pca_zorder")]
-    pub method: String,
-    /// PCA dimensions m of pca_zorder and pca_hilbert (default 5).
-    #[arg(long)]
-    pub dims: Option<u32>,
-    /// Seed of random and spectral (default 0).
-    #[arg(long)]
-    pub seed: Option<u64>,
-    /// K_max of the plans made for each query of the log.
-    #[arg(long, default_value_t = 16)]
+    /// Payload layout: identity, random[:SEED], pca_1d, pca_zorder[:DIMS], pca_hilbert[:DIMS], spectral[:SEED].
+    #[arg(long, default_value = "pca_zorder", value_parser = parse_layout)]
+    pub layout: Layout,
+    /// K_max of the plans made for each query of the log, 1..=1048576.
+    #[arg(long, default_value_t = 16, value_parser = RangedU64ValueParser::<usize>::new().range(1..=(1 << 20)))]
     pub k_max: usize,
-    /// Expected request parallelism P of the plans (S3 surrogate: 25 ms + 5 ms/MiB).
-    #[arg(long, default_value_t = 8.0)]
+    /// Expected request parallelism P of the plans, >= 1 (S3 surrogate: 25 ms + 5 ms/MiB).
+    #[arg(long, default_value_t = 8.0, value_parser = at_least_one)]
     pub parallelism: f64,
-    /// Pretty-print the JSON.
-    #[arg(long)]
-    pub pretty: bool,
+    /// Largest --sizes or text --query-log file, bytes (K/M/G suffix allowed). Default: $WARP_MAX_INPUT_BYTES or 64M.
+    #[arg(long, value_parser = parse_bytes_nonzero)]
+    pub max_input_bytes: Option<u64>,
+    /// Largest vector file (--centroids, .ivecs --query-log), bytes. Default: $WARP_MAX_DATA_BYTES or 3/4 of memory.
+    #[arg(long, value_parser = parse_bytes_nonzero)]
+    pub max_data_bytes: Option<u64>,
+    /// Output format.
+    #[command(flatten)]
+    pub output: OutputArgs,
 }
 
-/// Parses the `--method`, `--dims` and `--seed` flags into a [`Layout`].
-///
-/// # Errors
-/// An unknown method, or `--dims`/`--seed` given to a method without that
-/// parameter.
-pub fn layout_from_args(args: &ReorderArgs) -> anyhow::Result<Layout> {
-    let mut layout = Layout::from_name(&args.method).with_context(|| {
-        format!(
-            "--method: unknown method {:?} (expected one of {})",
-            args.method,
-            Layout::NAMES.join(", ")
-        )
-    })?;
-    if let Some(dims) = args.dims {
-        layout = layout
-            .with_dims(dims)
-            .with_context(|| format!("--dims: the {} layout has no PCA dimensions", args.method))?;
+impl ReorderArgs {
+    /// The limits: environment, then these flags.
+    ///
+    /// # Errors
+    /// An invalid `WARP_*` value.
+    pub fn limits(&self) -> Result<Limits> {
+        let mut b = HostConfigBuilder::from_env();
+        if let Some(v) = self.max_input_bytes {
+            b = b.with_max_input_bytes(v);
+        }
+        if let Some(v) = self.max_data_bytes {
+            b = b.with_max_data_bytes(v);
+        }
+        Ok(b.build()?.limits)
     }
-    if let Some(seed) = args.seed {
-        layout = layout
-            .with_seed(seed)
-            .with_context(|| format!("--seed: the {} layout takes no seed", args.method))?;
-    }
-    Ok(layout)
 }
 
-/// Reads a sizes file: one unsigned integer per non-blank line.
+/// Reads a sizes file of at most `limit` bytes: one unsigned integer per
+/// non-blank line.
 ///
 /// # Errors
-/// An unreadable file, or a line that is not an unsigned 64-bit integer
-/// (named by its 1-based number).
-pub fn read_sizes(path: &Path) -> anyhow::Result<Vec<u64>> {
-    let text = std::fs::read_to_string(path)
-        .with_context(|| format!("--sizes: reading {}", path.display()))?;
+/// An unreadable or too large file, or a line that is not an unsigned
+/// 64-bit integer (named by its 1-based number).
+pub fn read_sizes(path: &Path, limit: u64) -> Result<Vec<u64>> {
+    let text = read_text(path, "--sizes", limit, RAISE_INPUT)?;
     let mut sizes = Vec::new();
     for (i, line) in text.lines().enumerate() {
         let line = line.trim();
@@ -95,11 +102,12 @@ pub fn read_sizes(path: &Path) -> anyhow::Result<Vec<u64>> {
             continue;
         }
         let v = line.parse::<u64>().map_err(|_| {
-            anyhow::anyhow!(
-                "--sizes: {} line {}: {line:?} is not an unsigned integer byte count",
+            Error::input(format!(
+                "--sizes: {} line {}: {:?} is not an unsigned integer byte count",
                 path.display(),
-                i + 1
-            )
+                i + 1,
+                crate::output::one_line(line)
+            ))
         })?;
         sizes.push(v);
     }
@@ -107,24 +115,26 @@ pub fn read_sizes(path: &Path) -> anyhow::Result<Vec<u64>> {
 }
 
 /// Reads a query log into CSR form `(probes, probe_offsets)`: text (one query
-/// per line, space-separated ids) or `.ivecs` (one query per vector).
+/// per line, space-separated ids; at most `limits.input_bytes`) or `.ivecs`
+/// (one query per vector; at most `limits.data_bytes`).
 ///
 /// # Errors
-/// An unreadable or malformed file (naming the line or vector), a negative
-/// id, or more than `u32::MAX` probes.
-pub fn read_query_log(path: &Path) -> anyhow::Result<(Vec<u32>, Vec<u32>)> {
+/// An unreadable, too large or malformed file (naming the line or vector),
+/// a negative id, or more than `u32::MAX` probes.
+pub fn read_query_log(path: &Path, limits: &Limits) -> Result<(Vec<u32>, Vec<u32>)> {
     let mut probes = Vec::new();
     let mut offsets = vec![0u32];
-    let too_many = || anyhow::anyhow!("--query-log: more than {} probes", u32::MAX);
+    let too_many = || Error::input(format!("--query-log: more than {} probes", u32::MAX));
     if path.extension().and_then(|e| e.to_str()) == Some("ivecs") {
-        let (ids, dim) = read_ivecs(path).map_err(|e| anyhow::anyhow!("--query-log: {e}"))?;
+        check_file(path, "--query-log", limits.data_bytes, RAISE_DATA)?;
+        let (ids, dim) = read_ivecs(path).map_err(|e| Error::input(format!("--query-log: {e}")))?;
         for (q, row) in ids.chunks_exact(dim).enumerate() {
             for &id in row {
                 let id = u32::try_from(id).map_err(|_| {
-                    anyhow::anyhow!(
+                    Error::input(format!(
                         "--query-log: {} vector {q}: cluster id {id} is negative",
                         path.display()
-                    )
+                    ))
                 })?;
                 probes.push(id);
             }
@@ -132,16 +142,16 @@ pub fn read_query_log(path: &Path) -> anyhow::Result<(Vec<u32>, Vec<u32>)> {
         }
         return Ok((probes, offsets));
     }
-    let text = std::fs::read_to_string(path)
-        .with_context(|| format!("--query-log: reading {}", path.display()))?;
+    let text = read_text(path, "--query-log", limits.input_bytes, RAISE_INPUT)?;
     for (i, line) in text.lines().enumerate() {
         for tok in line.split_whitespace() {
             let id = tok.parse::<u32>().map_err(|_| {
-                anyhow::anyhow!(
-                    "--query-log: {} line {}: {tok:?} is not a cluster id",
+                Error::input(format!(
+                    "--query-log: {} line {}: {:?} is not a cluster id",
                     path.display(),
-                    i + 1
-                )
+                    i + 1,
+                    crate::output::one_line(tok)
+                ))
             })?;
             probes.push(id);
         }
@@ -151,10 +161,12 @@ pub fn read_query_log(path: &Path) -> anyhow::Result<(Vec<u32>, Vec<u32>)> {
 }
 
 /// The JSON of one layout's plan totals.
-fn totals_json(t: &LogPlanTotals) -> anyhow::Result<Value> {
+fn totals_json(t: &LogPlanTotals) -> Result<Value> {
     let q = t.queries.max(1) as f64;
-    let bytes = u64::try_from(t.bytes).context("plans: byte total overflows u64")?;
-    let overfetch = u64::try_from(t.overfetch_bytes).context("plans: overfetch overflows u64")?;
+    let bytes =
+        u64::try_from(t.bytes).map_err(|_| Error::input("plans: byte total overflows u64"))?;
+    let overfetch = u64::try_from(t.overfetch_bytes)
+        .map_err(|_| Error::input("plans: overfetch overflows u64"))?;
     Ok(json!({
         "queries": t.queries,
         "gets": t.requests,
@@ -167,34 +179,45 @@ fn totals_json(t: &LogPlanTotals) -> anyhow::Result<Value> {
     }))
 }
 
-/// Computes the layout and prints `{"method", "dims", "seed", "clusters",
-/// "dim", "queries", "order", "weighted_gap", "identity_gap", "plans",
-/// "reorder_ms"}` as JSON (README, `warp reorder`).
-///
-/// # Errors
-/// Unreadable or malformed files, bad flags, or the reorder error naming the
-/// field (e.g. `probes: query 3 probes cluster 1024, but there are only 1024
-/// clusters`).
-pub fn execute(args: &ReorderArgs) -> anyhow::Result<()> {
-    let layout = layout_from_args(args)?;
-    if args.k_max == 0 {
-        bail!("--k-max: must be >= 1");
+/// The centroids (`C × dim`), their dimension and the payload sizes: from
+/// the files, or from the index at `--url`.
+fn clusters(args: &ReorderArgs, limits: &Limits) -> Result<(Vec<f32>, usize, Vec<u64>)> {
+    if let Some(url) = &args.url {
+        let loc = store::open_existing(url)?;
+        let index = runtime()?.block_on(Index::open(loc))?;
+        let sizes = index.manifest.lists.iter().map(|l| l.len).collect();
+        return Ok((index.centroids, index.manifest.dim, sizes));
     }
-    if !(args.parallelism.is_finite() && args.parallelism >= 1.0) {
-        bail!(
-            "--parallelism: must be a finite number >= 1, got {}",
-            args.parallelism
-        );
-    }
+    let Some(path) = &args.centroids else {
+        return Err(Error::input("--centroids or --url: give one"));
+    };
+    check_file(path, "--centroids", limits.data_bytes, RAISE_DATA)?;
     let (centroids, dim) =
-        read_vectors(&args.centroids).map_err(|e| anyhow::anyhow!("--centroids: {e}"))?;
+        read_vectors(path).map_err(|e| Error::input(format!("--centroids: {e}")))?;
     let clusters = centroids.len() / dim.max(1);
     let sizes = match &args.sizes {
-        Some(p) => read_sizes(p)?,
+        Some(p) => read_sizes(p, limits.input_bytes)?,
         None => vec![DEFAULT_CLUSTER_BYTES; clusters],
     };
+    Ok((centroids, dim, sizes))
+}
+
+/// Computes the layout and prints `{"layout", "method", "dims", "seed",
+/// "clusters", "dim", "queries", "order", "weighted_gap", "identity_gap",
+/// "plans", "reorder_ms"}` as JSON (README, `warp reorder`).
+///
+/// # Errors
+/// Unreadable, too large or malformed files, an index that cannot be
+/// opened, or the reorder error naming the field (e.g. `probes: query 3
+/// probes cluster 1024, but there are only 1024 clusters`).
+pub fn execute(args: &ReorderArgs) -> Result<()> {
+    let limits = args.limits()?;
+    let layout = args.layout;
+    let mut out = Output::stdout(args.output.pretty)?;
+    let (centroids, dim, sizes) = clusters(args, &limits)?;
+    let clusters = centroids.len() / dim.max(1);
     let (probes, offsets) = match &args.query_log {
-        Some(p) => read_query_log(p)?,
+        Some(p) => read_query_log(p, &limits)?,
         None => (Vec::new(), Vec::new()),
     };
     let input = ReorderInput {
@@ -204,14 +227,15 @@ pub fn execute(args: &ReorderArgs) -> anyhow::Result<()> {
         probes: &probes,
         probe_offsets: &offsets,
     };
+    let bad = |e: planner_core::reorder::ReorderError| Error::input(e.to_string());
     let started = Instant::now();
-    let order = reorder(&input, &layout)?;
+    let order = reorder(&input, &layout).map_err(bad)?;
     let reorder_ms = started.elapsed().as_secs_f64() * 1e3;
     let identity: Vec<u32> = (0..clusters as u32).collect();
     let has_log = offsets.len() >= 2;
     let (gap, identity_gap, plans) = if has_log {
-        let gap = coaccess_gap(&order, &sizes, &probes, &offsets)?;
-        let identity_gap = coaccess_gap(&identity, &sizes, &probes, &offsets)?;
+        let gap = coaccess_gap(&order, &sizes, &probes, &offsets).map_err(bad)?;
+        let identity_gap = coaccess_gap(&identity, &sizes, &probes, &offsets).map_err(bad)?;
         let mut plans = serde_json::Map::new();
         for (name, o) in [("layout", &order), ("identity", &identity)] {
             let mut per_method = serde_json::Map::new();
@@ -222,7 +246,7 @@ pub fn execute(args: &ReorderArgs) -> anyhow::Result<()> {
                     parallelism: Some(args.parallelism),
                     ..LogPlanSettings::default()
                 };
-                let t = plan_log(o, &sizes, &probes, &offsets, &settings)?;
+                let t = plan_log(o, &sizes, &probes, &offsets, &settings).map_err(bad)?;
                 per_method.insert(method.name().to_string(), totals_json(&t)?);
             }
             plans.insert(name.to_string(), Value::Object(per_method));
@@ -231,7 +255,8 @@ pub fn execute(args: &ReorderArgs) -> anyhow::Result<()> {
     } else {
         (Value::Null, Value::Null, Value::Null)
     };
-    let out = json!({
+    let doc = json!({
+        "layout": super::args::layout_name(&layout),
         "method": layout.name(),
         "dims": layout.dims(),
         "seed": layout.seed(),
@@ -244,67 +269,13 @@ pub fn execute(args: &ReorderArgs) -> anyhow::Result<()> {
         "plans": plans,
         "reorder_ms": reorder_ms,
     });
-    if args.pretty {
-        println!("{}", serde_json::to_string_pretty(&out)?);
-    } else {
-        println!("{out}");
-    }
-    Ok(())
+    let _ = out.json(&doc)?;
+    out.finish()
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use planner_core::reorder::DEFAULT_DIMS;
-
-    fn args(method: &str) -> ReorderArgs {
-        ReorderArgs {
-            centroids: PathBuf::from("c.fvecs"),
-            sizes: None,
-            query_log: None,
-            method: method.to_string(),
-            dims: None,
-            seed: None,
-            k_max: 16,
-            parallelism: 8.0,
-            pretty: false,
-        }
-    }
-
-    #[test]
-    fn flags_become_layouts() {
-        assert_eq!(
-            layout_from_args(&args("pca_zorder")).unwrap(),
-            Layout::PcaZOrder { dims: DEFAULT_DIMS }
-        );
-        let a = ReorderArgs {
-            dims: Some(3),
-            ..args("pca_hilbert")
-        };
-        assert_eq!(
-            layout_from_args(&a).unwrap(),
-            Layout::PcaHilbert { dims: 3 }
-        );
-        let a = ReorderArgs {
-            seed: Some(7),
-            ..args("spectral")
-        };
-        assert_eq!(layout_from_args(&a).unwrap(), Layout::Spectral { seed: 7 });
-        let e = layout_from_args(&ReorderArgs {
-            dims: Some(3),
-            ..args("pca_1d")
-        })
-        .unwrap_err();
-        assert_eq!(
-            e.to_string(),
-            "--dims: the pca_1d layout has no PCA dimensions"
-        );
-        let e = layout_from_args(&args("zorder")).unwrap_err();
-        assert!(
-            e.to_string()
-                .starts_with("--method: unknown method \"zorder\"")
-        );
-    }
 
     #[test]
     fn text_files_parse_and_errors_name_the_line() {
@@ -313,17 +284,19 @@ mod tests {
         let log = dir.join("log.txt");
         std::fs::write(&log, "0 2 5\n\n3  1\n").unwrap();
         assert_eq!(
-            read_query_log(&log).unwrap(),
+            read_query_log(&log, &Limits::default()).unwrap(),
             (vec![0, 2, 5, 3, 1], vec![0, 3, 3, 5])
         );
         std::fs::write(&log, "0 2\n1 x\n").unwrap();
-        let e = read_query_log(&log).unwrap_err().to_string();
+        let e = read_query_log(&log, &Limits::default())
+            .unwrap_err()
+            .to_string();
         assert!(e.ends_with("line 2: \"x\" is not a cluster id"), "{e}");
         let sizes = dir.join("sizes.txt");
         std::fs::write(&sizes, "10\n 20 \n\n30\n").unwrap();
-        assert_eq!(read_sizes(&sizes).unwrap(), vec![10, 20, 30]);
+        assert_eq!(read_sizes(&sizes, 1 << 20).unwrap(), vec![10, 20, 30]);
         std::fs::write(&sizes, "10\n-1\n").unwrap();
-        let e = read_sizes(&sizes).unwrap_err().to_string();
+        let e = read_sizes(&sizes, 1 << 20).unwrap_err().to_string();
         assert!(
             e.ends_with("line 2: \"-1\" is not an unsigned integer byte count"),
             "{e}"

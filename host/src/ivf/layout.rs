@@ -6,6 +6,8 @@
 use planner_core::reorder::{Layout, ReorderInput, reorder};
 
 use crate::error::{Error, Result};
+use crate::ivf::TrainedIvf;
+use crate::ivf::distance::knn;
 
 /// What a reordering method may use.
 #[derive(Debug, Clone, Copy)]
@@ -22,44 +24,16 @@ pub struct OrderInput<'a> {
     pub probe_offsets: &'a [u32],
 }
 
-/// Names accepted by [`cluster_order`]; `:N` sets the PCA dimensions
-/// (`pca_zorder:4`) or the seed (`random:7`, `spectral:7`).
-pub const REORDER_METHODS: &str =
-    "identity, random[:SEED], pca_1d, pca_zorder[:DIMS], pca_hilbert[:DIMS], spectral[:SEED]";
+/// Names accepted by [`cluster_order`] (see [`crate::vocabulary::parse_layout`]).
+pub const REORDER_METHODS: &str = crate::vocabulary::LAYOUTS;
 
-/// Parses a reorder method name (see [`REORDER_METHODS`]).
+/// Parses a layout name (see [`crate::vocabulary::parse_layout`], the one
+/// parser of layouts).
 ///
 /// # Errors
-/// [`Error::Config`] for an unknown name or a bad parameter.
+/// [`Error::Config`] on `--layout` for an unknown name or a bad parameter.
 pub fn parse_layout(name: &str) -> Result<Layout> {
-    let bad = |reason: String| Error::config("--reorder", name, reason);
-    let (base, param) = match name.split_once(':') {
-        Some((b, p)) => (b, Some(p)),
-        None => (name, None),
-    };
-    let layout = Layout::from_name(base).ok_or_else(|| {
-        bad(format!(
-            "unknown reorder method (available: {REORDER_METHODS})"
-        ))
-    })?;
-    match param {
-        None => Ok(layout),
-        Some(p) => {
-            let v: u64 = p
-                .parse()
-                .map_err(|_| bad(format!("parameter {p:?} is not a non-negative integer")))?;
-            if layout.dims().is_some() {
-                let dims = u32::try_from(v).map_err(|_| bad(format!("{v} dimensions")))?;
-                layout
-                    .with_dims(dims)
-                    .ok_or_else(|| bad("no dimension parameter".into()))
-            } else {
-                layout
-                    .with_seed(v)
-                    .ok_or_else(|| bad(format!("{base} takes no parameter")))
-            }
-        }
-    }
+    crate::vocabulary::parse_layout(name).map_err(|reason| Error::config("--layout", name, reason))
 }
 
 /// The payload order for reorder method `name`: `order[position] = list_no`,
@@ -83,6 +57,51 @@ pub fn cluster_order(name: &str, input: &OrderInput<'_>) -> Result<Vec<u32>> {
     .map_err(|e| Error::input(format!("reorder {name}: {e}")))
 }
 
+/// The payload order for layout `name` of a trained index, using a sample
+/// workload of base vectors (about 2,000 rows, 16 probes each) for layouts
+/// that read a query log (`spectral`).
+///
+/// # Complexity
+/// `O(s · nlist · dim)` for the sample's `s ≤ 2000` probe sets, plus the
+/// reorder's own cost.
+///
+/// # Errors
+/// [`Error::Config`] for an unknown layout; reorder errors.
+pub fn order_for(name: &str, trained: &TrainedIvf, base: &[f32], seed: u64) -> Result<Vec<u32>> {
+    let _ = seed;
+    let dim = trained.dim;
+    let sizes = trained.list_sizes();
+    let (probes, offsets) = if parse_layout(name)? == Layout::Identity {
+        (Vec::new(), vec![0u32])
+    } else {
+        let n = base.len() / dim;
+        let step = (n / 2000).max(1);
+        let sample: Vec<f32> = (0..n)
+            .step_by(step)
+            .flat_map(|i| base[i * dim..(i + 1) * dim].iter().copied())
+            .collect();
+        let nprobe = 16.min(trained.nlist());
+        let near = knn(&sample, &trained.centroids, dim, nprobe);
+        let mut probes = Vec::new();
+        let mut offsets = vec![0u32];
+        for r in near {
+            probes.extend(r.into_iter().map(|(_, l)| l));
+            offsets.push(probes.len() as u32);
+        }
+        (probes, offsets)
+    };
+    cluster_order(
+        name,
+        &OrderInput {
+            centroids: &trained.centroids,
+            dim,
+            sizes: &sizes,
+            probes: &probes,
+            probe_offsets: &offsets,
+        },
+    )
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -103,7 +122,7 @@ mod tests {
             parse_layout("zigzag")
                 .unwrap_err()
                 .to_string()
-                .contains("unknown reorder")
+                .contains("unknown layout")
         );
         let centroids: Vec<f32> = (0..16).map(|i| i as f32).collect();
         let order = cluster_order(

@@ -1,0 +1,117 @@
+//! Issue 10, "Failing cleanly": every subcommand writes through one output
+//! helper. A reader that goes away is a quiet exit 0; a full disk is exit 2
+//! with one line; a stdout closed at start is an error; nothing panics.
+
+use std::io::Read;
+use std::process::{Command, Stdio};
+
+fn warp() -> Command {
+    Command::new(env!("CARGO_BIN_EXE_warp"))
+}
+
+const INSTANCE: &str = r#"{"intervals": [[0, 100], [200, 100], [10000, 50]], "k_max": 2, "parallelism": 4.0,
+ "surrogate": {"affine": {"fixed_ms": 25.0, "per_mib_ms": 5.0}}}"#;
+
+fn instance_file(name: &str) -> std::path::PathBuf {
+    let p = std::env::temp_dir().join(format!(
+        "warp-cli-output-{name}-{}.json",
+        std::process::id()
+    ));
+    std::fs::write(&p, INSTANCE).unwrap();
+    p
+}
+
+fn one_error_line(stderr: &[u8]) -> String {
+    let s = String::from_utf8_lossy(stderr).to_string();
+    assert_eq!(s.lines().count(), 1, "not one line: {s:?}");
+    assert!(s.starts_with("error: "), "{s:?}");
+    s
+}
+
+#[test]
+fn full_disk_is_one_line_and_exit_2() {
+    let input = instance_file("full");
+    let out = warp()
+        .args(["plan", "--native", "--input"])
+        .arg(&input)
+        .stdout(std::fs::File::create("/dev/full").unwrap())
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let line = one_error_line(&out.stderr);
+    assert!(
+        line.contains("stdout") && line.contains("No space left"),
+        "{line}"
+    );
+    let out = warp()
+        .args(["reorder", "--centroids", "/nonexistent.fvecs"])
+        .stdout(std::fs::File::create("/dev/full").unwrap())
+        .output()
+        .unwrap();
+    // The input error comes first; still one line, exit 2, no panic.
+    assert_eq!(out.status.code(), Some(2));
+    one_error_line(&out.stderr);
+    let _ = std::fs::remove_file(input);
+}
+
+#[test]
+fn closed_stdout_is_an_error_not_a_silent_success() {
+    let input = instance_file("closed");
+    // `sh -c 'warp … >&-'`: the shell closes fd 1 before exec.
+    let out = Command::new("sh")
+        .arg("-c")
+        .arg(format!(
+            "exec \"$0\" plan --native --input '{}' >&-",
+            input.display()
+        ))
+        .arg(env!("CARGO_BIN_EXE_warp"))
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2), "{out:?}");
+    let line = one_error_line(&out.stderr);
+    assert!(line.contains("stdout") && line.contains("closed"), "{line}");
+    // `> /dev/null` is a choice, not an error.
+    let out = warp()
+        .args(["plan", "--native", "--input"])
+        .arg(&input)
+        .stdout(Stdio::null())
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0), "{out:?}");
+    let _ = std::fs::remove_file(input);
+}
+
+#[test]
+fn a_reader_that_goes_away_is_a_quiet_success() {
+    let input = instance_file("pipe");
+    let mut child = warp()
+        .args(["plan", "--native", "--pretty", "--input"])
+        .arg(&input)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    // Close the read end before the command writes.
+    drop(child.stdout.take());
+    let status = child.wait().unwrap();
+    let mut err = String::new();
+    child
+        .stderr
+        .take()
+        .unwrap()
+        .read_to_string(&mut err)
+        .unwrap();
+    assert_eq!(status.code(), Some(0), "{err}");
+    assert!(err.is_empty(), "{err}");
+    let _ = std::fs::remove_file(input);
+}
+
+#[test]
+fn a_full_stderr_does_not_panic() {
+    let out = warp()
+        .args(["plan", "--input", "/nonexistent.json"])
+        .stderr(std::fs::File::create("/dev/full").unwrap())
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+}

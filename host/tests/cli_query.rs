@@ -1,0 +1,199 @@
+//! Issue 13 "Messages" and issue 10 "Failing cleanly" on a real index built
+//! by the CLI: `--query-index N` prints N; one bad query in a `--queries`
+//! batch prints its error and the others are answered (exit 2 at the end);
+//! `warp build` reports its phases on stderr; `warp reorder --url` reads the
+//! index's own centroids and payload sizes.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+use std::sync::OnceLock;
+
+use serde_json::Value;
+
+fn warp(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_warp"))
+        .args(args)
+        .env_remove("WARP_URL")
+        .output()
+        .unwrap()
+}
+
+fn dir() -> PathBuf {
+    std::env::temp_dir().join(format!("warp-cli-query-{}", std::process::id()))
+}
+
+/// A small index built once by `warp build`, and its stderr.
+fn index() -> &'static (PathBuf, String) {
+    static INDEX: OnceLock<(PathBuf, String)> = OnceLock::new();
+    INDEX.get_or_init(|| {
+        let d = dir();
+        std::fs::create_dir_all(&d).unwrap();
+        let url = d.join("index");
+        let out = warp(&[
+            "build",
+            "--url",
+            url.to_str().unwrap(),
+            "--synthetic",
+            "3000",
+            "--synthetic-queries",
+            "8",
+            "--dim",
+            "16",
+            "--nlist",
+            "32",
+            "--niter",
+            "3",
+            "--seed",
+            "5",
+        ]);
+        assert!(out.status.success(), "{out:?}");
+        (url, String::from_utf8_lossy(&out.stderr).to_string())
+    })
+}
+
+fn json_lines(out: &Output) -> Vec<Value> {
+    String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect()
+}
+
+#[test]
+fn build_reports_each_phase_on_stderr() {
+    let (_, stderr) = index();
+    for phase in [
+        "generate vectors",
+        "ground truth",
+        "k-means",
+        "layout",
+        "write payload",
+    ] {
+        assert!(
+            stderr.contains(&format!("{phase}…")),
+            "no {phase:?} in {stderr}"
+        );
+        assert!(stderr.contains(&format!("{phase}: done in")), "{stderr}");
+    }
+}
+
+#[test]
+fn query_index_is_the_number_printed() {
+    let (url, _) = index();
+    let out = warp(&[
+        "query",
+        "--url",
+        url.to_str().unwrap(),
+        "--query-index",
+        "3",
+        "--native",
+    ]);
+    assert!(out.status.success(), "{out:?}");
+    let v = json_lines(&out);
+    assert_eq!(v.len(), 1);
+    assert_eq!(v[0]["query"], 3);
+    let out = warp(&[
+        "query",
+        "--url",
+        url.to_str().unwrap(),
+        "--query-index",
+        "8",
+        "--native",
+    ]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("--query-index"));
+}
+
+/// Flips a byte inside list `list` of the payload object.
+fn corrupt_list(url: &Path, list: usize) {
+    let manifest = std::fs::read_to_string(url.join("manifest.json")).unwrap();
+    let body = manifest.lines().next().unwrap();
+    let m: Value = serde_json::from_str(body).unwrap();
+    let payload = url.join(m["payload"]["name"].as_str().unwrap());
+    let offset = m["lists"][list]["offset"].as_u64().unwrap() as usize;
+    let mut bytes = std::fs::read(&payload).unwrap();
+    bytes[offset] ^= 0xff;
+    std::fs::write(&payload, bytes).unwrap();
+}
+
+#[test]
+fn one_bad_query_does_not_abort_the_batch() {
+    use warp_host::formats::write_fvecs;
+    // A copy of the index, so the other tests read a sound one.
+    let (url, _) = index();
+    let bad = dir().join("bad");
+    std::fs::create_dir_all(&bad).unwrap();
+    for e in std::fs::read_dir(url).unwrap() {
+        let e = e.unwrap();
+        std::fs::copy(e.path(), bad.join(e.file_name())).unwrap();
+    }
+    // Queries: each centroid itself, so query i probes list i first (nprobe 1).
+    let manifest = std::fs::read_to_string(bad.join("manifest.json")).unwrap();
+    let m: Value = serde_json::from_str(manifest.lines().next().unwrap()).unwrap();
+    let cbytes = std::fs::read(bad.join(m["centroids"]["name"].as_str().unwrap())).unwrap();
+    let centroids: Vec<f32> = cbytes
+        .chunks_exact(4)
+        .map(|b| f32::from_le_bytes([b[0], b[1], b[2], b[3]]))
+        .collect();
+    let queries = dir().join("q.fvecs");
+    write_fvecs(&queries, &centroids[..4 * 16], 16).unwrap();
+    corrupt_list(&bad, 1);
+    let out = warp(&[
+        "query",
+        "--url",
+        bad.to_str().unwrap(),
+        "--queries",
+        queries.to_str().unwrap(),
+        "--nprobe",
+        "1",
+        "--native",
+    ]);
+    let v = json_lines(&out);
+    assert_eq!(v.len(), 4, "{out:?}");
+    assert_eq!(out.status.code(), Some(2));
+    for (i, q) in v.iter().enumerate() {
+        assert_eq!(q["query"], i);
+        if i == 1 {
+            assert!(q["error"].as_str().unwrap().contains("checksum"), "{q}");
+        } else {
+            assert!(q["neighbors"].is_array(), "{q}");
+        }
+    }
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(
+        err.trim(),
+        "error: 1 of 4 queries failed (each error is in its output object)"
+    );
+}
+
+#[test]
+fn reorder_reads_the_index_itself() {
+    let (url, _) = index();
+    let out = warp(&[
+        "reorder",
+        "--url",
+        url.to_str().unwrap(),
+        "--layout",
+        "pca_hilbert:3",
+    ]);
+    assert!(out.status.success(), "{out:?}");
+    let v = &json_lines(&out)[0];
+    assert_eq!(v["clusters"], 32);
+    assert_eq!(v["dim"], 16);
+    assert_eq!(v["layout"], "pca_hilbert:3");
+    let mut order: Vec<u64> = v["order"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|x| x.as_u64().unwrap())
+        .collect();
+    order.sort_unstable();
+    assert_eq!(order, (0..32).collect::<Vec<u64>>());
+    let out = warp(&[
+        "reorder",
+        "--url",
+        url.to_str().unwrap(),
+        "--sizes",
+        "x.txt",
+    ]);
+    assert_eq!(out.status.code(), Some(2));
+}
