@@ -4,6 +4,7 @@ use clap::{Parser, Subcommand};
 
 pub mod bench;
 pub mod build;
+pub mod calibrate;
 pub mod demo;
 pub mod plan;
 pub mod query;
@@ -33,6 +34,10 @@ pub enum Command {
     Demo(demo::DemoArgs),
     /// Lay out cluster payloads (PCA + Z-order, Hilbert, spectral, …) and judge the layout by its co-access gap and plans.
     Reorder(reorder::ReorderArgs),
+    /// Measure range-GET latency on a store and fit the request-time surrogate (affine, convex, monotone; held-out MAPE).
+    Calibrate(calibrate::CalibrateArgs),
+    /// Tune the fixed coalescing rule (greedy baseline) on a validation workload and run the shift study.
+    TuneGreedy(calibrate::TuneGreedyArgs),
 }
 
 /// Runs the parsed command line.
@@ -47,5 +52,7 @@ pub fn execute(cli: Cli) -> anyhow::Result<()> {
         Command::Bench(args) => Ok(bench::execute(&args)?),
         Command::Demo(args) => Ok(demo::execute(&args)?),
         Command::Reorder(args) => reorder::execute(&args),
+        Command::Calibrate(args) => Ok(calibrate::execute(&args)?),
+        Command::TuneGreedy(args) => Ok(calibrate::execute_tune_greedy(&args)?),
     }
 }
