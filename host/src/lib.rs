@@ -12,6 +12,7 @@
 #![warn(missing_docs)]
 
 pub mod bench;
+pub mod calibrate;
 pub mod cli;
 pub mod component;
 pub mod config;

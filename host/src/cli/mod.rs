@@ -8,6 +8,7 @@ use crate::progress::{self, Mode};
 pub mod args;
 pub mod bench;
 pub mod build;
+pub mod calibrate;
 pub mod demo;
 pub mod plan;
 pub mod query;
@@ -40,6 +41,10 @@ pub enum Command {
     Demo(demo::DemoArgs),
     /// Lay out cluster payloads (PCA + Z-order, Hilbert, spectral, …) and judge the layout by its co-access gap and plans.
     Reorder(reorder::ReorderArgs),
+    /// Measure range-GET latency on a store and fit the request-time surrogate (affine, convex, monotone; held-out MAPE).
+    Calibrate(calibrate::CalibrateArgs),
+    /// Tune the fixed coalescing rule (greedy baseline) on a validation workload and run the shift study.
+    TuneGreedy(calibrate::TuneGreedyArgs),
 }
 
 /// Sets the progress display: none with `--json`, bars on a terminal,
@@ -78,5 +83,7 @@ pub fn execute(cli: Cli) -> anyhow::Result<()> {
             progress_for(args.output.json);
             Ok(reorder::execute(&args)?)
         }
+        Command::Calibrate(args) => Ok(calibrate::execute(&args)?),
+        Command::TuneGreedy(args) => Ok(calibrate::execute_tune_greedy(&args)?),
     }
 }

@@ -345,6 +345,8 @@ pub async fn write(
         vectors,
         queries,
         groundtruth,
+        // The calibration describes the store, not the build: keep it.
+        surrogate: previous.as_ref().and_then(|p| p.surrogate.clone()),
     };
     manifest.validate()?;
     put(MANIFEST.to_string(), manifest.to_bytes()).await?;

@@ -95,6 +95,12 @@ pub struct Manifest {
     pub queries: Option<ObjectRef>,
     /// Ground-truth neighbour ids (`.ivecs` bytes) of the queries.
     pub groundtruth: Option<ObjectRef>,
+    /// The request-time surrogate measured by `warp calibrate
+    /// --write-manifest` (DESIGN §5 form); readers plan with it unless a flag
+    /// overrides. Optional and omitted when absent, so manifests without it
+    /// read as before and older readers ignore it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub surrogate: Option<crate::calibrate::SurrogateSpec>,
 }
 
 impl Manifest {
@@ -230,6 +236,11 @@ impl Manifest {
                 "vectors object has {} bytes for {} vectors",
                 v.size, self.n
             ));
+        }
+        if let Some(s) = &self.surrogate
+            && let Err(e) = s.to_surrogate()
+        {
+            return bad(format!("surrogate: {e}"));
         }
         Ok(())
     }

@@ -1,0 +1,74 @@
+//! The DESIGN §5 `surrogate` JSON form, as a serde type (for the index
+//! manifest and `warp calibrate --out`).
+
+use planner_core::{Breakpoint, Surrogate};
+use serde::{Deserialize, Serialize};
+
+use crate::error::{Error, Result};
+
+/// A request-time surrogate in the DESIGN §5 form:
+/// `{"affine": {"fixed_ms": 25.0, "per_mib_ms": 5.0}}` or
+/// `{"piecewise": [[bytes, ms], ...]}` — the same text `warp plan` reads in
+/// an instance's `surrogate` field.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case", deny_unknown_fields)]
+pub enum SurrogateSpec {
+    /// `t(L) = fixed_ms + per_mib_ms · L / 2^20`.
+    Affine {
+        /// Fixed per-request latency, ms.
+        fixed_ms: f64,
+        /// Time per MiB, ms.
+        per_mib_ms: f64,
+    },
+    /// Breakpoints `[bytes, ms]`, linear between them.
+    Piecewise(Vec<(u64, f64)>),
+}
+
+impl SurrogateSpec {
+    /// The planner's surrogate, validated.
+    ///
+    /// # Errors
+    /// [`Error::Plan`] naming the bad field (negative, non-finite,
+    /// decreasing, unsorted or empty).
+    pub fn to_surrogate(&self) -> Result<Surrogate> {
+        let s = match self {
+            SurrogateSpec::Affine {
+                fixed_ms,
+                per_mib_ms,
+            } => Surrogate::Affine {
+                fixed_ms: *fixed_ms,
+                per_mib_ms: *per_mib_ms,
+            },
+            SurrogateSpec::Piecewise(points) => Surrogate::Piecewise(
+                points
+                    .iter()
+                    .map(|&(bytes, ms)| Breakpoint { bytes, ms })
+                    .collect(),
+            ),
+        };
+        s.validate().map_err(Error::from)?;
+        Ok(s)
+    }
+
+    /// The JSON text (one line).
+    pub fn to_json(&self) -> String {
+        serde_json::to_string(self).unwrap_or_default()
+    }
+}
+
+impl From<&Surrogate> for SurrogateSpec {
+    fn from(s: &Surrogate) -> Self {
+        match s {
+            Surrogate::Affine {
+                fixed_ms,
+                per_mib_ms,
+            } => SurrogateSpec::Affine {
+                fixed_ms: *fixed_ms,
+                per_mib_ms: *per_mib_ms,
+            },
+            Surrogate::Piecewise(points) => {
+                SurrogateSpec::Piecewise(points.iter().map(|p| (p.bytes, p.ms)).collect())
+            }
+        }
+    }
+}

@@ -1,0 +1,106 @@
+//! Calibrating against the simulated store recovers the simulator's
+//! parameters (issue 11). The clock is tokio's paused test clock, so the
+//! simulated latencies are exact and the test takes no wall time.
+
+use std::sync::Arc;
+
+use object_store::memory::InMemory;
+use object_store::path::Path;
+use object_store::{ObjectStore, ObjectStoreExt};
+use warp_host::calibrate::{
+    Calibration, FitKind, MeasureConfig, log_sizes, measure, scratch_bytes,
+};
+use warp_host::store::{SimulateConfig, SimulatedStore};
+
+const OBJECT: u64 = 64 << 20;
+
+async fn calibrate(sim: SimulateConfig, repeats: usize, concurrency: Vec<usize>) -> Calibration {
+    let inner: Arc<dyn ObjectStore> = Arc::new(InMemory::new());
+    let path = Path::from("scratch.bin");
+    inner
+        .put(&path, scratch_bytes(OBJECT as usize, 3).into())
+        .await
+        .unwrap();
+    let store: Arc<dyn ObjectStore> = Arc::new(SimulatedStore::new(inner, sim));
+    let cfg = MeasureConfig {
+        sizes: log_sizes(4096, OBJECT).unwrap(),
+        repeats,
+        concurrency,
+        seed: 11,
+    };
+    let (samples, batches) = measure(store, &path, OBJECT, &cfg, |_| {}).await.unwrap();
+    assert_eq!(samples.len() as u64, cfg.total_gets());
+    Calibration::from_measurements(&samples, &batches).unwrap()
+}
+
+fn within(got: f64, want: f64, tol: f64) -> bool {
+    (got - want).abs() <= tol * want
+}
+
+#[tokio::test(start_paused = true)]
+async fn recovers_the_default_s3_profile() {
+    let sim = SimulateConfig::s3();
+    let cal = calibrate(sim, 5, vec![1, 32]).await;
+    let r = cal.recovered;
+    assert!(within(r.fixed_ms, sim.first_byte_ms, 0.05), "{r:?}");
+    assert!(within(r.per_mib_ms, sim.per_mib_ms, 0.05), "{r:?}");
+    // 32 GETs of 64 MiB in flight saturate the 4096 MiB/s link.
+    let peak = r.peak_aggregate_mib_s.unwrap();
+    assert!(within(peak, sim.link_mib_per_s, 0.05), "{r:?}");
+    // Every fit is close on held-out sizes; the chosen one is valid.
+    for f in &cal.per_concurrency[0].fits {
+        let m = f.loso_mape.unwrap();
+        assert!(m < 2.0, "{:?} MAPE {m}", f.kind);
+    }
+    assert!(cal.chosen.surrogate.validate().is_ok());
+    assert_eq!(cal.fit_concurrency, 1);
+    // Under load the per-MiB slope grows (the link binds at c = 32).
+    let loaded = &cal.per_concurrency[1];
+    let (
+        planner_core::Surrogate::Affine { per_mib_ms: p1, .. },
+        planner_core::Surrogate::Affine {
+            per_mib_ms: p32, ..
+        },
+    ) = (
+        &cal.per_concurrency[0].fits[0].surrogate,
+        &loaded.fits[0].surrogate,
+    )
+    else {
+        panic!("affine fits are affine")
+    };
+    assert!(p32 > p1, "{p1} vs {p32}");
+}
+
+#[tokio::test(start_paused = true)]
+async fn recovers_a_spread_tail_and_connection_cap() {
+    // Lognormal body, 2% of GETs 10x slower, 90 MiB/s per connection.
+    let sim = SimulateConfig {
+        first_byte_sigma: 0.2,
+        per_conn_mib_per_s: 90.0,
+        link_mib_per_s: 0.0,
+        ..SimulateConfig::s3().with_tail(0.02, 10.0)
+    };
+    let cal = calibrate(sim, 41, vec![1]).await;
+    let r = cal.recovered;
+    assert!(within(r.fixed_ms, sim.first_byte_ms, 0.05), "{r:?}");
+    assert!(within(r.per_mib_ms, 1000.0 / 90.0, 0.05), "{r:?}");
+    // The tail shows up as GETs far above the fit, near the configured 2%.
+    assert!(r.slow_fraction > 0.005 && r.slow_fraction < 0.05, "{r:?}");
+    let affine = cal.per_concurrency[0]
+        .fits
+        .iter()
+        .find(|f| f.kind == FitKind::Affine)
+        .unwrap();
+    assert!(affine.loso_mape.unwrap() < 5.0, "{affine:?}");
+}
+
+#[tokio::test(start_paused = true)]
+async fn the_simulator_is_deterministic() {
+    let sim = SimulateConfig {
+        first_byte_sigma: 0.3,
+        ..SimulateConfig::s3()
+    };
+    let a = calibrate(sim, 3, vec![1, 4]).await;
+    let b = calibrate(sim, 3, vec![1, 4]).await;
+    assert_eq!(a.stats, b.stats);
+}
