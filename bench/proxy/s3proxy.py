@@ -27,8 +27,10 @@ truncate (headers promise the whole body, half is sent, then the connection
 closes), wrong_range (Content-Range names a range shifted by one byte),
 flip (one byte of the body XOR 0xFF), delay (`--delay-ms` extra), stall
 (`--stall-ms`, then the response). The draw for a request is a hash of
-(seed, method, key, range, how many times that same request was seen), so which
-requests are faulted does not depend on arrival order; a retry is a new draw.
+(seed, method, key without 16-hex-digit build ids, range, how many times that
+same request was seen), so which requests are faulted depends neither on arrival
+order nor on the build id of a fresh build of the same data; a retry is a new
+draw.
 
 Control endpoints (never forwarded): GET /__proxy/stats (JSON),
 /__proxy/mark?label=L (new window), /__proxy/reset (drop records and counts),
@@ -57,6 +59,7 @@ from urllib.parse import parse_qsl, urlsplit
 
 FAULTS = ("503", "reset", "truncate", "wrong_range", "flip", "delay", "stall")
 MAX_HEADER = 64 << 10
+BUILD_ID = re.compile(r"[0-9a-f]{16}")
 MAX_RECORDS = 200_000
 UPSTREAM_TIMEOUT_S = 120.0
 SLOWDOWN = (
@@ -128,6 +131,9 @@ class Settings:
         """The fault for this request, or None (a deterministic hash draw)."""
         if not self.fault_keys.search(key):
             return None
+        # Build ids (16 hex digits, e.g. payload-<id>.bin) are left out so a
+        # fresh build of the same data sees the same faults.
+        key = BUILD_ID.sub("", key)
         h = hashlib.sha256(f"{self.seed}|{method}|{key}|{rng}|{nth}".encode()).digest()
         u = struct.unpack("<Q", h[:8])[0] / 2.0**64
         acc = 0.0
@@ -426,7 +432,7 @@ class Proxy:
                 return False
             body = rbody
             if fault == "flip" and body:
-                pos = int.from_bytes(hashlib.sha256(f"{s.seed}|{key}|{rng}".encode()).digest()[:8], "little") % len(body)
+                pos = int.from_bytes(hashlib.sha256(f"{s.seed}|{BUILD_ID.sub('', key)}|{rng}".encode()).digest()[:8], "little") % len(body)
                 body = body[:pos] + bytes([body[pos] ^ 0xFF]) + body[pos + 1 :]
             if fault == "wrong_range":
                 cr = header(rhdrs, "content-range")
