@@ -5,6 +5,7 @@ use clap::{Parser, Subcommand};
 pub mod bench;
 pub mod build;
 pub mod demo;
+pub mod gc;
 pub mod plan;
 pub mod query;
 pub mod reorder;
@@ -33,6 +34,8 @@ pub enum Command {
     Demo(demo::DemoArgs),
     /// Lay out cluster payloads (PCA + Z-order, Hilbert, spectral, …) and judge the layout by its co-access gap and plans.
     Reorder(reorder::ReorderArgs),
+    /// Remove index objects no manifest names any more, after a grace period (--older-than); --dry-run lists them.
+    Gc(gc::GcArgs),
 }
 
 /// Runs the parsed command line.
@@ -47,5 +50,6 @@ pub fn execute(cli: Cli) -> anyhow::Result<()> {
         Command::Bench(args) => Ok(bench::execute(&args)?),
         Command::Demo(args) => Ok(demo::execute(&args)?),
         Command::Reorder(args) => reorder::execute(&args),
+        Command::Gc(args) => Ok(gc::execute(&args)?),
     }
 }
