@@ -1,11 +1,30 @@
-//! The host's error type.
+//! The host's error type, and the rules every error line obeys.
 //!
 //! One variant per kind of failure, each naming what is wrong; `Display` is
-//! the one line the `warp` command prints.
+//! the one line the `warp` command prints. Whatever a variant carries (a
+//! server's response body, a URL, a value the user typed), its `Display`
+//! passes through [`one_line`]:
+//!
+//! - line breaks and runs of white space become one space;
+//! - an S3 XML error body becomes `S3 <Code>: <Message>` (nothing else of it
+//!   is kept: bucket names, keys and request ids are dropped);
+//! - URL user info (`scheme://user:password@host`) becomes `***@host`, and
+//!   the value of every secret-looking `name=value` pair (`X-Amz-Signature`,
+//!   `X-Amz-Credential`, `X-Amz-Security-Token`, `…secret…`, `…token…`,
+//!   `…password…`, `…credential…`, `…signature…`, access keys) becomes `***`;
+//! - echoed content is cut to [`MAX_ECHO`] characters and the whole line to
+//!   [`MAX_ERROR_LINE`], each cut marked with `…`.
 
 use std::fmt;
 
 use crate::formats::FormatError;
+
+/// Longest piece of echoed user or server content (a value, a server
+/// message, a response body) in an error line, in characters.
+pub const MAX_ECHO: usize = 200;
+
+/// Longest error line, in characters.
+pub const MAX_ERROR_LINE: usize = 600;
 
 /// Why a host operation failed.
 #[derive(Debug)]
@@ -88,36 +107,50 @@ pub enum Error {
 /// `Result` with the host [`Error`].
 pub type Result<T, E = Error> = std::result::Result<T, E>;
 
-impl fmt::Display for Error {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+impl Error {
+    /// The message before [`one_line`] is applied.
+    fn raw(&self) -> String {
         match self {
-            Error::Format(e) => write!(f, "{e}"),
-            Error::Store { op, path, source } => write!(f, "store {op} {path}: {source}"),
-            Error::Url { url, reason } => write!(f, "store URL {url}: {reason}"),
-            Error::Plan(e) => write!(f, "planner: {e}"),
-            Error::Planner { reason } => write!(f, "planner component: {reason}"),
-            Error::Index { reason } => write!(f, "index: {reason}"),
+            Error::Format(e) => e.to_string(),
+            Error::Store { op, path, source } => {
+                format!("store {op} {}: {}", bound(path, MAX_ECHO), chain(source))
+            }
+            Error::Url { url, reason } => {
+                format!("store URL {}: {reason}", bound(&redact_url(url), MAX_ECHO))
+            }
+            Error::Plan(e) => format!("planner: {e}"),
+            Error::Planner { reason } => format!("planner component: {reason}"),
+            Error::Index { reason } => format!("index: {reason}"),
             Error::Checksum {
                 object,
                 what,
                 expected,
                 actual,
-            } => write!(
-                f,
-                "checksum mismatch in {object} ({what}): manifest says {expected:08x}, read {actual:08x}"
+            } => format!(
+                "checksum mismatch in {} ({what}): manifest says {expected:08x}, read {actual:08x}",
+                bound(object, MAX_ECHO)
             ),
-            Error::Config { key, value, reason } => write!(f, "{key} = {value:?}: {reason}"),
-            Error::Input { reason } => write!(f, "{reason}"),
+            Error::Config { key, value, reason } => format!(
+                "{} = {:?}: {reason}",
+                bound(key, MAX_ECHO),
+                bound(value, MAX_ECHO)
+            ),
+            Error::Input { reason } => reason.clone(),
             Error::ResultMismatch {
                 reference,
                 policy,
                 query,
-            } => write!(
-                f,
+            } => format!(
                 "policy {policy} returned a different answer than {reference} for query {query}: planning must never change answers"
             ),
-            Error::Io { path, source } => write!(f, "{path}: {source}"),
+            Error::Io { path, source } => format!("{}: {source}", bound(path, MAX_ECHO)),
         }
+    }
+}
+
+impl fmt::Display for Error {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&one_line(&self.raw()))
     }
 }
 
@@ -159,5 +192,298 @@ impl Error {
             value: value.to_string(),
             reason: reason.into(),
         }
+    }
+}
+
+/// An error and its `source()` chain as one text: each cause is appended
+/// (`: cause`) unless the text already contains it. At most 8 causes.
+///
+/// object_store's and reqwest's `Display` leave the decisive cause (`builder
+/// error` → `URL scheme is not allowed`, `error sending request` →
+/// `Connection refused`) to the chain.
+pub fn chain(e: &(dyn std::error::Error + 'static)) -> String {
+    let mut out = e.to_string();
+    let mut cur = e.source();
+    for _ in 0..8 {
+        let Some(s) = cur else { break };
+        let t = s.to_string();
+        if !t.is_empty() && !out.contains(&t) {
+            out.push_str(": ");
+            out.push_str(&t);
+        }
+        cur = s.source();
+    }
+    out
+}
+
+/// `text` cut to at most `max` characters, the cut marked with `…`.
+///
+/// # Complexity
+/// O(max).
+pub fn bound(text: &str, max: usize) -> String {
+    match text.char_indices().nth(max) {
+        None => text.to_string(),
+        Some((at, _)) => {
+            let keep = text[..at]
+                .char_indices()
+                .nth(max.saturating_sub(1))
+                .map_or(at, |(i, _)| i);
+            format!("{}…", &text[..keep])
+        }
+    }
+}
+
+/// Makes `text` a safe error line: one line, S3 XML bodies reduced to code and
+/// message, secrets redacted, content bounded (see the module docs).
+///
+/// # Complexity
+/// O(length of `text`).
+pub fn one_line(text: &str) -> String {
+    let flat = text.split_whitespace().collect::<Vec<_>>().join(" ");
+    let flat = s3_xml_to_text(&flat);
+    let flat = bound_bodies(&flat);
+    let flat = redact_text(&flat);
+    bound(&flat, MAX_ERROR_LINE)
+}
+
+/// The text between `<tag>` and `</tag>`, if any.
+fn xml_field<'a>(xml: &'a str, tag: &str) -> Option<&'a str> {
+    let open = format!("<{tag}>");
+    let start = xml.find(&open)? + open.len();
+    let end = xml[start..].find(&format!("</{tag}>"))? + start;
+    Some(xml[start..end].trim())
+}
+
+/// Replaces an S3 XML error document (`<?xml …?><Error><Code>…</Code>
+/// <Message>…</Message>…</Error>`) by `S3 <Code>: <Message>`.
+fn s3_xml_to_text(text: &str) -> String {
+    let Some(start) = ["<?xml", "<Error>", "<Error "]
+        .iter()
+        .filter_map(|m| text.find(m))
+        .min()
+    else {
+        return text.to_string();
+    };
+    let end = text[start..]
+        .find("</Error>")
+        .map_or(text.len(), |e| start + e + "</Error>".len());
+    let xml = &text[start..end];
+    let code = xml_field(xml, "Code");
+    let message = xml_field(xml, "Message");
+    let summary = match (code, message) {
+        (Some(c), Some(m)) => format!("S3 {}: {}", bound(c, 64), bound(m, MAX_ECHO)),
+        (Some(c), None) => format!("S3 {}", bound(c, 64)),
+        (None, Some(m)) => format!("S3: {}", bound(m, MAX_ECHO)),
+        (None, None) => format!("XML response body ({} bytes, not shown)", xml.len()),
+    };
+    format!("{}{summary}{}", &text[..start], &text[end..])
+}
+
+/// Cuts a server response body echoed by object_store (`… status code:
+/// 503 Service Unavailable: <body>` or `… error response: <body>`) to
+/// [`MAX_ECHO`] characters.
+fn bound_bodies(text: &str) -> String {
+    for marker in ["non-2xx status code: ", "Server returned error response: "] {
+        if let Some(at) = text.find(marker) {
+            let body_from = at + marker.len();
+            // After `status code: ` comes `NNN Reason: body`.
+            let body_from = if marker.starts_with("non-2xx") {
+                text[body_from..]
+                    .find(": ")
+                    .map_or(text.len(), |i| body_from + i + 2)
+            } else {
+                body_from
+            };
+            return format!(
+                "{}{}",
+                &text[..body_from],
+                bound(&text[body_from..], MAX_ECHO)
+            );
+        }
+    }
+    text.to_string()
+}
+
+/// Whether a `name=value` pair with this name carries a secret.
+fn secret_name(name: &str) -> bool {
+    let n = name.to_ascii_lowercase();
+    [
+        "signature",
+        "credential",
+        "token",
+        "secret",
+        "password",
+        "passwd",
+        "accesskey",
+        "access_key",
+        "access-key",
+        "apikey",
+        "api_key",
+        "sig",
+    ]
+    .iter()
+    .any(|s| n == *s || (s.len() > 3 && n.contains(s)))
+}
+
+/// Characters that end a URL or a `name=value` value in free text.
+fn ends_token(c: char) -> bool {
+    c.is_whitespace() || matches!(c, '"' | '\'' | '<' | '>' | '`' | ',' | ')' | ';')
+}
+
+/// Characters that end a URL in free text (for finding its user info: a
+/// `,` or `)` inside user info must not hide the `@` after it).
+fn ends_url(c: char) -> bool {
+    c.is_whitespace() || matches!(c, '"' | '\'' | '<' | '>' | '`')
+}
+
+/// Redacts URL user info and secret `name=value` values in free text.
+///
+/// A URL's user info is everything between `://` and the last `@` of the
+/// URL token (the token ends at white space or a quote): a secret holding a
+/// `/` (AWS secret keys do) is redacted whole, at the price of over-redacting
+/// a path that contains `@`.
+///
+/// # Complexity
+/// O(length of `text`).
+pub fn redact_text(text: &str) -> String {
+    // 1. user info.
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text;
+    while let Some(i) = rest.find("://") {
+        let (head, tail) = rest.split_at(i + 3);
+        out.push_str(head);
+        let token_end = tail.find(ends_url).unwrap_or(tail.len());
+        let token = &tail[..token_end];
+        match token.rfind('@') {
+            Some(at) => {
+                out.push_str("***");
+                out.push_str(&token[at..]);
+            }
+            None => out.push_str(token),
+        }
+        rest = &tail[token_end..];
+    }
+    out.push_str(rest);
+    // 2. secret name=value pairs.
+    let text = out;
+    let mut out = String::with_capacity(text.len());
+    let mut last = 0;
+    let bytes = text.as_bytes();
+    let mut i = 0;
+    while i < bytes.len() {
+        if bytes[i] == b'=' {
+            let name_start = text[..i]
+                .char_indices()
+                .rev()
+                .find(|&(_, c)| !(c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.')))
+                .map_or(0, |(p, c)| p + c.len_utf8());
+            let name = &text[name_start..i];
+            if !name.is_empty() && secret_name(name) {
+                let value_end = text[i + 1..]
+                    .find(|c: char| ends_token(c) || c == '&' || c == '#')
+                    .map_or(text.len(), |e| i + 1 + e);
+                if value_end > i + 1 {
+                    out.push_str(&text[last..=i]);
+                    out.push_str("***");
+                    last = value_end;
+                    i = value_end;
+                    continue;
+                }
+            }
+        }
+        i += 1;
+    }
+    out.push_str(&text[last..]);
+    out
+}
+
+/// `url` with its user info replaced by `***` and secret query values by
+/// `***` (see [`redact_text`]).
+pub fn redact_url(url: &str) -> String {
+    redact_text(url)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const XML: &str = "Generic S3 error: Error performing GET http://127.0.0.1:9/AKIA:SECRET@b/x in 2ms - Server returned non-2xx status code: 404 Not Found: <?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<Error>\n  <Code>NoSuchBucket</Code>\n  <Message>The specified bucket does not exist</Message>\n  <BucketName>AKIA:SECRET@b</BucketName>\n</Error>";
+
+    #[test]
+    fn s3_bodies_become_code_and_message_on_one_line() {
+        let line = one_line(XML);
+        assert!(!line.contains('\n'), "{line}");
+        assert!(
+            line.contains("S3 NoSuchBucket: The specified bucket does not exist"),
+            "{line}"
+        );
+        assert!(!line.contains("SECRET"), "{line}");
+        assert!(!line.contains("<?xml"), "{line}");
+    }
+
+    #[test]
+    fn query_secrets_and_userinfo_are_redacted() {
+        let t = "GET https://u:p@h.example/b/k?X-Amz-Algorithm=AWS4&X-Amz-Credential=AKIA%2F2026&X-Amz-Signature=abcdef&x-amz-security-token=tok failed";
+        let r = redact_text(t);
+        for s in ["u:p", "AKIA", "abcdef", "=tok"] {
+            assert!(!r.contains(s), "{s}: {r}");
+        }
+        assert!(r.ends_with("x-amz-security-token=*** failed"), "{r}");
+        assert!(r.contains("X-Amz-Algorithm=AWS4"), "{r}");
+        assert!(r.contains("https://***@h.example/b/k"), "{r}");
+        // A secret key with '/' in the user info is redacted whole.
+        let r = redact_text("s3://AKIA:wJal/K7M@bucket/x");
+        assert_eq!(r, "s3://***@bucket/x");
+        assert_eq!(
+            redact_text("AWS_SECRET_ACCESS_KEY=abc/def next"),
+            "AWS_SECRET_ACCESS_KEY=*** next"
+        );
+        assert_eq!(redact_text("s3://bucket/p?x=1"), "s3://bucket/p?x=1");
+        assert_eq!(redact_text("s3://a,b:S)@bucket/x"), "s3://***@bucket/x");
+        assert_eq!(redact_text("é=1 ü-token=abc"), "é=1 ü-token=***");
+    }
+
+    #[test]
+    fn echoed_content_is_bounded() {
+        let big = "k".repeat(1 << 20);
+        let e = Error::config("--key", &big, "unknown");
+        let line = e.to_string();
+        assert!(line.chars().count() <= MAX_ERROR_LINE, "{}", line.len());
+        assert!(line.contains('…'));
+        let e = Error::input(format!("duplicate key {big}"));
+        assert!(e.to_string().chars().count() <= MAX_ERROR_LINE);
+        let html = format!(
+            "Server returned non-2xx status code: 503 Service Unavailable: <html>{}</html>",
+            "x".repeat(5000)
+        );
+        let line = one_line(&html);
+        assert!(
+            line.starts_with(
+                "Server returned non-2xx status code: 503 Service Unavailable: <html>"
+            )
+        );
+        assert!(line.chars().count() < 300, "{}", line.len());
+    }
+
+    #[test]
+    fn bound_counts_characters() {
+        assert_eq!(bound("abc", 3), "abc");
+        assert_eq!(bound("abcd", 3), "ab…");
+        assert_eq!(bound("ééééé", 4), "ééé…");
+        assert_eq!(bound("", 0), "");
+    }
+
+    #[test]
+    fn every_variant_is_one_line() {
+        let e = Error::Url {
+            url: "s3://k:s@b/x".into(),
+            reason: "two\nlines".into(),
+        };
+        assert_eq!(e.to_string(), "store URL s3://***@b/x: two lines");
+        let e = Error::Io {
+            path: "a\nb".into(),
+            source: std::io::Error::other("x\ny"),
+        };
+        assert_eq!(e.to_string(), "a b: x y");
     }
 }

@@ -10,6 +10,7 @@ pub mod bench;
 pub mod build;
 pub mod calibrate;
 pub mod demo;
+pub mod gc;
 pub mod plan;
 pub mod query;
 pub mod reorder;
@@ -45,6 +46,8 @@ pub enum Command {
     Calibrate(calibrate::CalibrateArgs),
     /// Tune the fixed coalescing rule (greedy baseline) on a validation workload and run the shift study.
     TuneGreedy(calibrate::TuneGreedyArgs),
+    /// Remove index objects no manifest names any more, after a grace period (--older-than); --dry-run lists them.
+    Gc(gc::GcArgs),
 }
 
 /// Sets the progress display: none with `--json`, bars on a terminal,
@@ -85,5 +88,6 @@ pub fn execute(cli: Cli) -> anyhow::Result<()> {
         }
         Command::Calibrate(args) => Ok(calibrate::execute(&args)?),
         Command::TuneGreedy(args) => Ok(calibrate::execute_tune_greedy(&args)?),
+        Command::Gc(args) => Ok(gc::execute(&args)?),
     }
 }

@@ -7,7 +7,9 @@ use rayon::prelude::*;
 
 use super::distance::nearest;
 use super::kmeans::{self, KMeansParams};
-use super::manifest::{FORMAT_VERSION, IndexKind, ListEntry, MANIFEST, Manifest, ObjectRef};
+use super::manifest::{
+    FORMAT_VERSION, IndexKind, ListEntry, MANIFEST, Manifest, OBJECT_ROLES, ObjectRef,
+};
 use super::pq::ProductQuantizer;
 use crate::error::{Error, Result};
 use crate::formats::{fvecs_to_bytes, ivecs_to_bytes};
@@ -166,9 +168,12 @@ fn new_build_id(seed: u64) -> String {
 /// Writes a trained index to `loc` with lists in `order`
 /// (`order[position] = list_no`).
 ///
-/// Objects are named with a fresh build id; the manifest goes last, so a
-/// failure leaves the previous index (if any) intact and readable. After the
-/// new manifest is written, the previous build's objects are deleted.
+/// Objects are named with a fresh build id (a new generation, see
+/// [`super::manifest`]); the manifest goes last, so a failure leaves the
+/// previous index (if any) intact and readable. Nothing of the previous
+/// generation is deleted: readers that opened the previous manifest keep
+/// reading it, and `warp gc --older-than D` removes it later. When a write
+/// fails, the objects this build already wrote are removed (best effort).
 ///
 /// # Errors
 /// [`Error::Input`] when `order` is not a permutation of the lists;
@@ -250,123 +255,149 @@ pub async fn write(
     bar.inc(1);
 
     let build_id = new_build_id(trained.assign.len() as u64 ^ nlist as u64);
-    let previous = match loc.store.get(&loc.child(MANIFEST)).await {
+    // The calibration describes the store, not the build: keep it.
+    let previous_surrogate = match loc.store.get(&loc.child(MANIFEST)).await {
         Ok(r) => r
             .bytes()
             .await
             .ok()
-            .and_then(|b| Manifest::from_bytes(&b).ok()),
+            .and_then(|b| Manifest::from_bytes(&b).ok())
+            .and_then(|m| m.surrogate),
         Err(_) => None,
     };
-    let put = |name: String, bytes: Vec<u8>| async move {
-        let size = bytes.len() as u64;
-        let crc = crc32c::crc32c(&bytes);
-        let path = loc.child(&name);
-        loc.store
-            .put(&path, PutPayload::from(bytes))
-            .await
-            .map_err(|source| Error::Store {
-                op: "put",
-                path: path.to_string(),
-                source,
-            })?;
-        Ok::<_, Error>(ObjectRef {
-            name,
-            size,
-            crc32c: crc,
-        })
+    let objects = Objects {
+        loc,
+        build_id: &build_id,
     };
-    let payload_ref = put(format!("payload-{build_id}.bin"), payload).await?;
-    bar.inc(1);
-    let vectors = if trained.pq.is_some() {
-        let mut v = Vec::with_capacity(n * (dim * 4 + 4));
-        for &l in order {
-            for &i in &members[l as usize] {
-                let i = i as usize;
-                let rec = f32_bytes(&base[i * dim..(i + 1) * dim]);
-                let crc = crc32c::crc32c(&rec);
-                v.extend_from_slice(&rec);
-                v.extend_from_slice(&crc.to_le_bytes());
+    let result = async {
+        let payload_ref = objects.put("payload", payload).await?;
+        bar.inc(1);
+        let vectors = if trained.pq.is_some() {
+            let mut v = Vec::with_capacity(n * (dim * 4 + 4));
+            for &l in order {
+                for &i in &members[l as usize] {
+                    let i = i as usize;
+                    let rec = f32_bytes(&base[i * dim..(i + 1) * dim]);
+                    let crc = crc32c::crc32c(&rec);
+                    v.extend_from_slice(&rec);
+                    v.extend_from_slice(&crc.to_le_bytes());
+                }
             }
-        }
-        Some(put(format!("vectors-{build_id}.bin"), v).await?)
-    } else {
-        None
-    };
-    let centroids = put(
-        format!("centroids-{build_id}.bin"),
-        f32_bytes(&trained.centroids),
-    )
-    .await?;
-    let codebooks = match &trained.pq {
-        Some(pq) => Some(
-            put(
-                format!("codebooks-{build_id}.bin"),
-                f32_bytes(&pq.codebooks),
-            )
-            .await?,
-        ),
-        None => None,
-    };
-    let queries = match workload.queries {
-        Some(q) => Some(put(format!("queries-{build_id}.fvecs"), fvecs_to_bytes(q, dim)).await?),
-        None => None,
-    };
-    let groundtruth = match workload.groundtruth {
-        Some((g, k)) => Some(
-            put(
-                format!("groundtruth-{build_id}.ivecs"),
-                ivecs_to_bytes(g, k),
-            )
-            .await?,
-        ),
-        None => None,
-    };
-    let manifest = Manifest {
-        format_version: FORMAT_VERSION,
-        build_id,
-        kind: if trained.pq.is_some() {
-            IndexKind::IvfPq
+            Some(objects.put("vectors", v).await?)
         } else {
-            IndexKind::IvfFlat
-        },
-        metric: "l2".into(),
-        dim,
-        n: n as u64,
-        nlist,
-        pq_m: trained.pq.as_ref().map(|p| p.m),
-        code_size,
-        reorder: reorder.to_string(),
-        order: order.to_vec(),
-        lists,
-        payload: payload_ref,
-        centroids,
-        codebooks,
-        vectors,
-        queries,
-        groundtruth,
-        // The calibration describes the store, not the build: keep it.
-        surrogate: previous.as_ref().and_then(|p| p.surrogate.clone()),
-    };
-    manifest.validate()?;
-    put(MANIFEST.to_string(), manifest.to_bytes()).await?;
+            None
+        };
+        let centroids = objects
+            .put("centroids", f32_bytes(&trained.centroids))
+            .await?;
+        let codebooks = match &trained.pq {
+            Some(pq) => Some(objects.put("codebooks", f32_bytes(&pq.codebooks)).await?),
+            None => None,
+        };
+        let queries = match workload.queries {
+            Some(q) => Some(objects.put("queries", fvecs_to_bytes(q, dim)).await?),
+            None => None,
+        };
+        let groundtruth = match workload.groundtruth {
+            Some((g, k)) => Some(objects.put("groundtruth", ivecs_to_bytes(g, k)).await?),
+            None => None,
+        };
+        let manifest = Manifest {
+            format_version: FORMAT_VERSION,
+            build_id: build_id.clone(),
+            kind: if trained.pq.is_some() {
+                IndexKind::IvfPq
+            } else {
+                IndexKind::IvfFlat
+            },
+            metric: "l2".into(),
+            dim,
+            n: n as u64,
+            nlist,
+            pq_m: trained.pq.as_ref().map(|p| p.m),
+            code_size,
+            reorder: reorder.to_string(),
+            order: order.to_vec(),
+            lists,
+            payload: payload_ref,
+            centroids,
+            codebooks,
+            vectors,
+            queries,
+            groundtruth,
+            surrogate: previous_surrogate.clone(),
+        };
+        manifest.validate()?;
+        // The switch: one PUT replaces the manifest; nothing is deleted, so
+        // readers of the previous manifest keep their objects (`warp gc`).
+        put_object(loc, MANIFEST, manifest.to_bytes()).await?;
+        Ok::<_, Error>(manifest)
+    }
+    .await;
+    if result.is_err() {
+        // Nothing names this generation's objects: remove them now rather
+        // than leave them to `warp gc`.
+        objects.remove_all().await;
+    }
+    let manifest = result?;
     bar.inc(1);
     bar.finish();
-    if let Some(old) = previous
-        && old.build_id != manifest.build_id
-    {
-        let names = [
-            Some(&old.payload),
-            Some(&old.centroids),
-            old.codebooks.as_ref(),
-            old.vectors.as_ref(),
-            old.queries.as_ref(),
-            old.groundtruth.as_ref(),
-        ];
-        for r in names.into_iter().flatten() {
-            // Best effort: a leftover object is garbage, never wrong data.
-            let _ = loc.store.delete(&loc.child(&r.name)).await;
+    Ok(manifest)
+}
+
+/// The file extension of an object of `role` (see [`OBJECT_ROLES`]).
+fn extension(role: &str) -> &'static str {
+    match role {
+        "queries" => "fvecs",
+        "groundtruth" => "ivecs",
+        _ => "bin",
+    }
+}
+
+/// The name of the object of `role` in generation `build_id`:
+/// `<role>-<build_id>.<ext>`.
+pub fn object_name(role: &str, build_id: &str) -> String {
+    format!("{role}-{build_id}.{}", extension(role))
+}
+
+/// Writes `bytes` as object `name` under the prefix.
+async fn put_object(loc: &StoreLocation, name: &str, bytes: Vec<u8>) -> Result<ObjectRef> {
+    let size = bytes.len() as u64;
+    let crc = crc32c::crc32c(&bytes);
+    let path = loc.child(name);
+    loc.store
+        .put(&path, PutPayload::from(bytes))
+        .await
+        .map_err(|source| Error::Store {
+            op: "put",
+            path: path.to_string(),
+            source,
+        })?;
+    Ok(ObjectRef {
+        name: name.to_string(),
+        size,
+        crc32c: crc,
+    })
+}
+
+/// The objects of one generation being written.
+struct Objects<'a> {
+    loc: &'a StoreLocation,
+    build_id: &'a str,
+}
+
+impl Objects<'_> {
+    /// Writes the object of `role`.
+    async fn put(&self, role: &str, bytes: Vec<u8>) -> Result<ObjectRef> {
+        put_object(self.loc, &object_name(role, self.build_id), bytes).await
+    }
+
+    /// Best-effort removal of every object this generation may have written
+    /// (after a failed build; absent ones are ignored).
+    async fn remove_all(&self) {
+        for role in OBJECT_ROLES {
+            let path = self.loc.child(&object_name(role, self.build_id));
+            let _ = self.loc.store.delete(&path).await;
         }
     }
-    Ok(manifest)
 }

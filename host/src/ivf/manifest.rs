@@ -3,12 +3,73 @@
 //! Stored as `manifest.json` under the index prefix: one line of JSON, then
 //! a line `crc32c=<8 hex digits>` over the JSON bytes. It is written after
 //! every object it names, so a reader either sees a complete previous build
-//! or a complete new one; object names carry the build id, so a failed build
-//! never overwrites what the current manifest points to.
+//! or a complete new one.
+//!
+//! # Generations
+//!
+//! Every build is a generation: its objects are named
+//! `<role>-<build_id>.<ext>` ([`generation_object`]), the build id being 16
+//! hex digits unique to the build, so a build never overwrites an object any
+//! manifest points to. A rebuild in place writes the new generation's
+//! objects, then replaces `manifest.json` in one PUT (atomic on S3 and on
+//! local files), and deletes nothing: a reader that opened the previous
+//! manifest keeps reading the previous generation. Objects no manifest names
+//! any more are removed by `warp gc --older-than D` (see [`super::gc`]).
 
 use serde::{Deserialize, Serialize};
 
 use crate::error::{Error, Result};
+
+/// Largest manifest read: 256 MiB (about 2.5 million lists). A larger
+/// `manifest.json` is refused before its body is read.
+pub const MAX_MANIFEST_BYTES: u64 = 256 << 20;
+
+/// Roles of the objects of a generation, as the first part of their names.
+pub const OBJECT_ROLES: [&str; 6] = [
+    "payload",
+    "vectors",
+    "centroids",
+    "codebooks",
+    "queries",
+    "groundtruth",
+];
+
+/// The build id of an object name written by [`super::build::write`]
+/// (`<role>-<16 hex digits>.<ext>` with a role of [`OBJECT_ROLES`]), or
+/// `None` for any other name (which `warp gc` never touches).
+pub fn generation_object(name: &str) -> Option<&str> {
+    let (role, rest) = name.split_once('-')?;
+    let (id, ext) = rest.split_once('.')?;
+    let ok = OBJECT_ROLES.contains(&role)
+        && id.len() == 16
+        && id.bytes().all(|c| c.is_ascii_hexdigit())
+        && matches!(ext, "bin" | "fvecs" | "ivecs");
+    ok.then_some(id)
+}
+
+/// Reads and validates the manifest at `loc`, refusing one larger than
+/// [`MAX_MANIFEST_BYTES`] before reading it. `Ok(None)` when there is none.
+///
+/// Returns the manifest and when it was written (the store's
+/// `last_modified`).
+///
+/// # Errors
+/// [`Error::Index`] for a manifest too large or invalid (see
+/// [`Manifest::from_bytes`]); [`Error::Store`] when reading fails otherwise.
+pub async fn read(
+    loc: &crate::store::StoreLocation,
+) -> Result<Option<(Manifest, std::time::SystemTime)>> {
+    let path = loc.child(MANIFEST);
+    let (bytes, written) = match crate::store::get_bounded(loc, &path, MAX_MANIFEST_BYTES).await {
+        Ok(got) => got,
+        Err(Error::Store {
+            source: object_store::Error::NotFound { .. },
+            ..
+        }) => return Ok(None),
+        Err(e) => return Err(e),
+    };
+    Ok(Some((Manifest::from_bytes(&bytes)?, written)))
+}
 
 /// Version of the on-store format this host writes and reads.
 pub const FORMAT_VERSION: u32 = 1;
@@ -112,6 +173,22 @@ impl Manifest {
         body
     }
 
+    /// Every object of the index (payload, centroids, and the optional
+    /// codebooks, vectors, queries and ground truth), `manifest.json`
+    /// excluded.
+    pub fn objects(&self) -> impl Iterator<Item = &ObjectRef> {
+        [
+            Some(&self.payload),
+            Some(&self.centroids),
+            self.codebooks.as_ref(),
+            self.vectors.as_ref(),
+            self.queries.as_ref(),
+            self.groundtruth.as_ref(),
+        ]
+        .into_iter()
+        .flatten()
+    }
+
     /// Parses and validates a manifest.
     ///
     /// # Errors
@@ -127,7 +204,12 @@ impl Manifest {
         let expected = crc_line
             .strip_prefix("crc32c=")
             .and_then(|h| u32::from_str_radix(h, 16).ok())
-            .ok_or_else(|| Error::index(format!("manifest crc line {crc_line:?} is malformed")))?;
+            .ok_or_else(|| {
+                Error::index(format!(
+                    "manifest crc line {:?} is malformed",
+                    crate::error::bound(crc_line, 40)
+                ))
+            })?;
         let actual = crc32c::crc32c(body.as_bytes());
         if actual != expected {
             return Err(Error::Checksum {
@@ -158,7 +240,19 @@ impl Manifest {
             ));
         }
         if self.metric != "l2" {
-            return bad(format!("metric {:?} is not supported", self.metric));
+            return bad(format!(
+                "metric {:?} is not supported",
+                crate::error::bound(&self.metric, 40)
+            ));
+        }
+        for r in self.objects() {
+            if generation_object(&r.name) != Some(self.build_id.as_str()) {
+                return bad(format!(
+                    "object name {:?} is not <role>-<build_id>.<ext> of build {:?}",
+                    crate::error::bound(&r.name, 80),
+                    crate::error::bound(&self.build_id, 40)
+                ));
+            }
         }
         if self.dim == 0 || self.nlist == 0 {
             return bad(format!(

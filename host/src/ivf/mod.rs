@@ -9,6 +9,7 @@
 
 pub mod build;
 pub mod distance;
+pub mod gc;
 pub mod kmeans;
 pub mod layout;
 pub mod manifest;

@@ -7,25 +7,112 @@
 //! |---|---|
 //! | `some/dir`, `/abs/dir`, `file:///abs/dir` | local files (created if missing) |
 //! | `memory://name` | a process-wide in-memory store per `name` (tests, `warp demo`) |
-//! | `s3://bucket/prefix` | S3 or any S3-compatible server; endpoint, region and credentials from the standard `AWS_*` variables, path-style requests, plain `http` allowed only for loopback endpoints |
+//! | `s3://bucket/prefix` | S3 or any S3-compatible server; endpoint, region and credentials from the standard `AWS_*` variables, path-style requests |
 //!
+//! Schemes are case-insensitive (`S3://`, `FILE://`, `MEMORY://`).
 //! With [`SimulateConfig`] the store is wrapped in a [`SimulatedStore`].
-//! Credentials never appear in [`StoreLocation::display`] or in errors.
+//!
+//! # Secrets
+//!
+//! Credentials never appear in [`StoreLocation::display`] or in errors, and
+//! are refused where they do not belong:
+//!
+//! - A store URL with user info (`s3://KEY:SECRET@bucket/x`, any scheme) is
+//!   refused before anything is sent, with an error that does not repeat it;
+//!   so is an `s3://` URL with a query string or fragment, or a bucket name
+//!   that is not one (letters, digits, `.`, `-`, `_`).
+//! - Keys come from `AWS_ACCESS_KEY_ID` / `AWS_SECRET_ACCESS_KEY` (with
+//!   `AWS_SESSION_TOKEN`), or `AWS_WEB_IDENTITY_TOKEN_FILE` + `AWS_ROLE_ARN`,
+//!   or the container variables (`AWS_CONTAINER_CREDENTIALS_RELATIVE_URI`, …),
+//!   or `AWS_SKIP_SIGNATURE=true` for a public bucket. With none of them,
+//!   [`open`] names the missing variables. The EC2 instance metadata service
+//!   (`169.254.169.254`) is used only when asked for with
+//!   `WARP_S3_INSTANCE_METADATA=true` (or [`StoreOptions::instance_metadata`]).
+//!
+//! # Endpoints and plain HTTP
+//!
+//! The endpoint is `AWS_ENDPOINT_URL_S3`, else `AWS_ENDPOINT_URL`, else
+//! `AWS_ENDPOINT` (else AWS's own https endpoint). It is parsed as a URL (the
+//! `url` crate, the parser the HTTP client itself uses, so both see the same
+//! host): the scheme must be `http` or `https` (any case), user info, a query
+//! string and a fragment are refused, and **plain `http` is allowed only for
+//! a loopback host** — `127.0.0.0/8`, `::1` or `localhost` — the host being
+//! what follows any `user@` (so `http://127.0.0.1:9000@192.0.2.2` names host
+//! `192.0.2.2`, and is refused anyway for its user info).
+//!
+//! `AWS_ALLOW_HTTP` does not change this rule: warp sets the client's
+//! allow-http switch itself, on for a loopback `http` endpoint and off
+//! otherwise. `AWS_ALLOW_HTTP=true` with a non-loopback `http` endpoint is
+//! still refused, and the error says why: signed requests, keys' use and the
+//! index data would cross the network unencrypted; put a TLS-terminating proxy
+//! on the server's host, or tunnel to a loopback port.
+//!
+//! # Bounded requests
+//!
+//! Every S3 request has a connect timeout, a read-stall timeout, an overall
+//! timeout and a retry budget ([`StoreOptions`]); they replace object_store's
+//! defaults (30 s per attempt, 10 retries within 3 minutes), under which a
+//! stalled server cost 30 s per attempt and a dead one 181.6 s. The
+//! `AWS_*TIMEOUT` variables are overridden by [`StoreOptions`].
 
 mod simulated;
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex, OnceLock};
+use std::time::Duration;
 
-use object_store::ObjectStore;
-use object_store::aws::AmazonS3Builder;
+use object_store::aws::{AmazonS3Builder, AmazonS3ConfigKey};
 use object_store::local::LocalFileSystem;
 use object_store::memory::InMemory;
 use object_store::path::Path;
+use object_store::{BackoffConfig, ClientConfigKey, ObjectStore, RetryConfig};
 
 pub use simulated::{SimulateConfig, SimulatedStore};
 
 use crate::error::{Error, Result};
+
+/// Limits of the HTTP client of remote (`s3://`) stores. Local and memory
+/// stores ignore them.
+///
+/// Worst case before an error, per request: a server that refuses
+/// connections fails after `max_retries` quick attempts (backoff 100 ms,
+/// doubling); one that accepts and never answers fails after about
+/// `retry_timeout + read_timeout` (no attempt starts after `retry_timeout`,
+/// each attempt stalls at most `read_timeout`). With the defaults: under a
+/// second, and about 15 s (object_store's own defaults: 181.6 s measured).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct StoreOptions {
+    /// Time allowed to open a TCP (and TLS) connection. Default 5 s.
+    pub connect_timeout: Duration,
+    /// Longest wait for the next bytes of a response (a stalled server).
+    /// Default 5 s.
+    pub read_timeout: Duration,
+    /// Whole request, from connecting to the last body byte. Default 60 s
+    /// (a payload PUT of a large build must fit).
+    pub request_timeout: Duration,
+    /// Retries of a failed request (5xx, connection errors, timeouts of
+    /// reads). Default 3.
+    pub max_retries: usize,
+    /// No retry starts later than this after the first attempt. Default 10 s.
+    pub retry_timeout: Duration,
+    /// Use the EC2 instance metadata service for credentials when no
+    /// `AWS_*` credential variable is set. Default `false`; also turned on
+    /// by `WARP_S3_INSTANCE_METADATA=true`.
+    pub instance_metadata: bool,
+}
+
+impl Default for StoreOptions {
+    fn default() -> Self {
+        Self {
+            connect_timeout: Duration::from_secs(5),
+            read_timeout: Duration::from_secs(5),
+            request_timeout: Duration::from_secs(60),
+            max_retries: 3,
+            retry_timeout: Duration::from_secs(10),
+            instance_metadata: false,
+        }
+    }
+}
 
 /// An opened store and the prefix under which an index lives.
 #[derive(Debug, Clone)]
@@ -54,6 +141,9 @@ impl StoreLocation {
     }
 }
 
+/// Most bytes [`preload`] copies into memory: 8 GiB.
+pub const PRELOAD_MAX_BYTES: u64 = 8 << 30;
+
 /// Copies every object under `loc.prefix` into a fresh in-memory store.
 ///
 /// Benchmarks use it so that reading the simulated store costs no CPU of the
@@ -61,7 +151,9 @@ impl StoreLocation {
 /// simulated latency and link remain.
 ///
 /// # Errors
-/// [`Error::Store`] when listing or reading fails.
+/// [`Error::Store`] when listing or reading fails; [`Error::Input`] when the
+/// objects hold more than [`PRELOAD_MAX_BYTES`] (checked from the listing,
+/// before anything is read).
 pub async fn preload(loc: &StoreLocation) -> Result<StoreLocation> {
     use futures::TryStreamExt;
     use object_store::ObjectStoreExt;
@@ -73,6 +165,13 @@ pub async fn preload(loc: &StoreLocation) -> Result<StoreLocation> {
         .try_collect()
         .await
         .map_err(err("list", loc.prefix.to_string()))?;
+    let total: u64 = metas.iter().map(|m| m.size).sum();
+    if total > PRELOAD_MAX_BYTES {
+        return Err(Error::input(format!(
+            "{} holds {total} bytes; preloading into memory is limited to {PRELOAD_MAX_BYTES}",
+            loc.display
+        )));
+    }
     for meta in metas {
         let path = meta.location;
         let bytes = async { loc.store.get(&path).await?.bytes().await }
@@ -89,18 +188,89 @@ pub async fn preload(loc: &StoreLocation) -> Result<StoreLocation> {
     })
 }
 
-/// Removes `user:password@` from a URL for display.
+/// Reads a whole object, refusing one larger than `max_bytes` before its
+/// body is read (from the size the store reports), and a body whose length
+/// differs from that size.
+///
+/// Returns the bytes and when the object was written.
+///
+/// # Errors
+/// [`Error::Store`] when the read fails (`NotFound` included);
+/// [`Error::Index`] when the object is too large or its body is not the
+/// announced size.
+pub async fn get_bounded(
+    loc: &StoreLocation,
+    path: &Path,
+    max_bytes: u64,
+) -> Result<(bytes::Bytes, std::time::SystemTime)> {
+    use object_store::ObjectStoreExt;
+    let store_err = |source| Error::Store {
+        op: "get",
+        path: path.to_string(),
+        source,
+    };
+    let got = loc.store.get(path).await.map_err(store_err)?;
+    let size = got.meta.size;
+    if size > max_bytes {
+        return Err(Error::index(format!(
+            "{path} has {size} bytes, more than the {max_bytes} allowed for it"
+        )));
+    }
+    let written = std::time::SystemTime::from(got.meta.last_modified);
+    let bytes = got.bytes().await.map_err(store_err)?;
+    if bytes.len() as u64 != size {
+        return Err(Error::index(format!(
+            "{path}: read {} bytes, the store announced {size}",
+            bytes.len()
+        )));
+    }
+    Ok((bytes, written))
+}
+
+/// Removes `user:password@` and secret query values from a URL for display
+/// (see [`crate::error::redact_text`]).
 pub fn redact(url: &str) -> String {
-    match url.split_once("://") {
-        Some((scheme, rest)) => {
-            let (authority, tail) = rest.split_at(rest.find('/').unwrap_or(rest.len()));
-            match authority.rfind('@') {
-                Some(at) => format!("{scheme}://***@{}{tail}", &authority[at + 1..]),
-                None => url.to_string(),
+    crate::error::redact_url(url)
+}
+
+/// Why there is no index at `loc`, as one line for an [`Error::Index`]:
+/// the bucket does not exist, nothing is stored under the prefix, or objects
+/// are there but no `manifest.json` (an interrupted first build).
+///
+/// Call it when reading the manifest returned `NotFound`. It lists at most
+/// one page under the prefix.
+pub async fn missing_index_reason(loc: &StoreLocation) -> String {
+    use futures::StreamExt;
+    let manifest = crate::ivf::manifest::MANIFEST;
+    let mut listing = loc.store.list(Some(&loc.prefix));
+    match listing.next().await {
+        None => format!(
+            "no index at {} (nothing stored there; run `warp build` first)",
+            loc.display
+        ),
+        Some(Ok(_)) => format!(
+            "no index at {} (objects but no {manifest}: an interrupted first build? run `warp build` again, then `warp gc`)",
+            loc.display
+        ),
+        Some(Err(e)) => {
+            let text = crate::error::chain(&e);
+            if text.contains("NoSuchBucket") {
+                let bucket = s3_bucket(&loc.display).unwrap_or("of this URL");
+                format!("bucket {bucket} does not exist ({})", loc.display)
+            } else {
+                format!(
+                    "no index at {} (no {manifest}, and listing failed: {text})",
+                    loc.display
+                )
             }
         }
-        None => url.to_string(),
     }
+}
+
+/// The bucket of an `s3://bucket/…` display string.
+fn s3_bucket(display: &str) -> Option<&str> {
+    let rest = display.strip_prefix("s3://")?;
+    rest.split(['/', ' ']).next().filter(|b| !b.is_empty())
 }
 
 fn memory_store(name: &str) -> Arc<InMemory> {
@@ -115,21 +285,139 @@ fn memory_store(name: &str) -> Arc<InMemory> {
     )
 }
 
-fn is_loopback(endpoint: &str) -> bool {
-    let host = endpoint
-        .split_once("://")
-        .map_or(endpoint, |(_, r)| r)
-        .split(['/', '?'])
-        .next()
-        .unwrap_or("");
-    let host = match host.strip_prefix('[') {
-        Some(v6) => v6.split(']').next().unwrap_or(""),
-        None => host.rsplit_once(':').map_or(host, |(h, _)| h),
+/// Whether a parsed URL's host is loopback: `127.0.0.0/8`, `::1` or
+/// `localhost`.
+fn is_loopback_host(url: &url::Url) -> bool {
+    match url.host() {
+        Some(url::Host::Domain(d)) => d.eq_ignore_ascii_case("localhost"),
+        Some(url::Host::Ipv4(ip)) => ip.is_loopback(),
+        Some(url::Host::Ipv6(ip)) => ip.is_loopback(),
+        None => false,
+    }
+}
+
+/// Checks the S3 endpoint in variable `var` (see the module docs) and
+/// returns it normalized (lowercase scheme and host, no trailing `/`) and
+/// whether it is plain `http`. The reason of a refusal never contains user
+/// info.
+fn check_endpoint(var: &str, raw: &str, env: &Env) -> std::result::Result<(String, bool), String> {
+    let url = url::Url::parse(raw.trim()).map_err(|e| format!("{var} is not a URL ({e})"))?;
+    if !url.username().is_empty() || url.password().is_some() {
+        return Err(format!(
+            "{var} contains user info (user:password@), which is refused in endpoints; set AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY instead"
+        ));
+    }
+    if url.query().is_some() || url.fragment().is_some() {
+        return Err(format!(
+            "{var} has a query string or fragment; an endpoint is scheme://host[:port][/path]"
+        ));
+    }
+    let http = match url.scheme() {
+        "https" => false,
+        "http" => true,
+        other => {
+            return Err(format!(
+                "{var} has scheme {:?}; use https (or http for a loopback host)",
+                crate::error::bound(other, 16)
+            ));
+        }
     };
-    host == "localhost"
-        || host
-            .parse::<std::net::IpAddr>()
-            .is_ok_and(|ip| ip.is_loopback())
+    if url.host().is_none() {
+        return Err(format!("{var} has no host"));
+    }
+    let shown = url.as_str().trim_end_matches('/').to_string();
+    if http && !is_loopback_host(&url) {
+        let allow = truthy(env.get("AWS_ALLOW_HTTP").cloned());
+        return Err(format!(
+            "{var} {shown} uses plain http to a non-loopback host; only 127.0.0.0/8, ::1 and localhost may (use https){}",
+            if allow {
+                "; AWS_ALLOW_HTTP=true does not lift this: signed requests and index data would cross the network unencrypted"
+            } else {
+                ""
+            }
+        ));
+    }
+    Ok((shown, http))
+}
+
+/// The S3 endpoint variable in effect and its value.
+fn endpoint_from_env(env: &Env) -> Option<(&'static str, String)> {
+    ["AWS_ENDPOINT_URL_S3", "AWS_ENDPOINT_URL", "AWS_ENDPOINT"]
+        .into_iter()
+        .find_map(|k| {
+            env.get(k)
+                .filter(|v| !v.trim().is_empty())
+                .map(|v| (k, v.clone()))
+        })
+}
+
+fn truthy(v: Option<String>) -> bool {
+    v.is_some_and(|v| {
+        matches!(
+            v.trim().to_ascii_lowercase().as_str(),
+            "true" | "1" | "yes" | "on"
+        )
+    })
+}
+
+/// Refuses an S3 builder without credentials (unless instance metadata is
+/// allowed), naming the variables to set.
+fn check_credentials(
+    b: &AmazonS3Builder,
+    instance_metadata: bool,
+    env: &Env,
+) -> std::result::Result<(), String> {
+    let has = |k: AmazonS3ConfigKey| b.get_config_value(&k).is_some_and(|v| !v.is_empty());
+    let key = has(AmazonS3ConfigKey::AccessKeyId);
+    let secret = has(AmazonS3ConfigKey::SecretAccessKey);
+    match (key, secret) {
+        (true, true) => return Ok(()),
+        (true, false) => {
+            return Err("AWS_ACCESS_KEY_ID is set but AWS_SECRET_ACCESS_KEY is not".into());
+        }
+        (false, true) => {
+            return Err("AWS_SECRET_ACCESS_KEY is set but AWS_ACCESS_KEY_ID is not".into());
+        }
+        (false, false) => {}
+    }
+    let other = truthy(b.get_config_value(&AmazonS3ConfigKey::SkipSignature))
+        || (has(AmazonS3ConfigKey::WebIdentityTokenFile) && has(AmazonS3ConfigKey::RoleArn))
+        || has(AmazonS3ConfigKey::ContainerCredentialsRelativeUri)
+        || (has(AmazonS3ConfigKey::ContainerCredentialsFullUri)
+            && has(AmazonS3ConfigKey::ContainerAuthorizationTokenFile));
+    if other || instance_metadata {
+        return Ok(());
+    }
+    let region = if !env.contains_key("AWS_REGION") && !env.contains_key("AWS_DEFAULT_REGION") {
+        " (AWS_REGION is not set either; us-east-1 is assumed)"
+    } else {
+        ""
+    };
+    Err(format!(
+        "no S3 credentials: set AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY (and AWS_SESSION_TOKEN for temporary keys), or AWS_WEB_IDENTITY_TOKEN_FILE with AWS_ROLE_ARN, or AWS_SKIP_SIGNATURE=true for a public bucket; on EC2, WARP_S3_INSTANCE_METADATA=true uses the instance metadata service{region}"
+    ))
+}
+
+/// Whether a name is usable as a bucket: 1–255 of `A-Z a-z 0-9 . - _`.
+fn valid_bucket(b: &str) -> bool {
+    !b.is_empty()
+        && b.len() <= 255
+        && b.bytes()
+            .all(|c| c.is_ascii_alphanumeric() || matches!(c, b'.' | b'-' | b'_'))
+}
+
+/// Splits `scheme://rest` with the scheme lowercased (`""` for a plain path).
+fn split_scheme(location: &str) -> (String, &str) {
+    match location.split_once("://") {
+        Some((s, rest))
+            if !s.is_empty()
+                && s.bytes()
+                    .all(|c| c.is_ascii_alphanumeric() || matches!(c, b'+' | b'-' | b'.')) =>
+        {
+            (s.to_ascii_lowercase(), rest)
+        }
+        _ => (String::new(), location),
+    }
 }
 
 /// As [`open`] for reading an existing index: a local directory must already
@@ -139,30 +427,91 @@ fn is_loopback(endpoint: &str) -> bool {
 /// [`Error::Index`] when a local directory does not exist; otherwise as
 /// [`open`].
 pub fn open_existing(location: &str) -> Result<StoreLocation> {
-    let (scheme, rest) = location.split_once("://").unwrap_or(("", location));
-    if matches!(scheme, "" | "file") && !std::path::Path::new(rest).is_dir() {
+    open_existing_with(location, &StoreOptions::default())
+}
+
+/// [`open_existing`] with explicit client limits.
+///
+/// # Errors
+/// As [`open_existing`].
+pub fn open_existing_with(location: &str, options: &StoreOptions) -> Result<StoreLocation> {
+    let (scheme, rest) = split_scheme(location);
+    // `file://user@host/…` goes on to `open_with`, which refuses it.
+    let userinfo = scheme == "file" && rest.split('/').next().unwrap_or("").contains('@');
+    if matches!(scheme.as_str(), "" | "file") && !userinfo && !std::path::Path::new(rest).is_dir() {
         return Err(Error::index(format!(
             "no index at {} (no such directory; run `warp build` first)",
             redact(location)
         )));
     }
-    open(location)
+    open_with(location, options)
 }
 
-/// Opens the store at `location` (see the module docs for the forms).
+/// Opens the store at `location` (see the module docs for the forms) with
+/// the default [`StoreOptions`].
 ///
 /// # Errors
-/// [`Error::Url`] for an unknown scheme, an `s3://` URL without bucket, a
-/// non-loopback `http://` endpoint, or a store that cannot be built;
-/// [`Error::Io`] when a local directory cannot be created.
+/// As [`open_with`].
 pub fn open(location: &str) -> Result<StoreLocation> {
+    open_with(location, &StoreOptions::default())
+}
+
+/// The local directory a `file://` or plain-path location names, if it is
+/// one (`warp gc` also removes the temporary files object_store leaves
+/// there when a write is killed).
+pub fn local_dir(location: &str) -> Option<std::path::PathBuf> {
+    let (scheme, rest) = split_scheme(location);
+    matches!(scheme.as_str(), "" | "file")
+        .then(|| std::path::PathBuf::from(rest))
+        .filter(|p| !p.as_os_str().is_empty())
+        .and_then(|p| p.canonicalize().ok())
+}
+
+/// Opens the store at `location` (see the module docs for the forms), with
+/// the `AWS_*` and `WARP_S3_*` variables of the process environment.
+///
+/// # Errors
+/// As [`open_with_env`].
+pub fn open_with(location: &str, options: &StoreOptions) -> Result<StoreLocation> {
+    let env: Env = std::env::vars()
+        .filter(|(k, _)| k.starts_with("AWS_") || k.starts_with("WARP_S3_"))
+        .collect();
+    open_with_env(location, options, &env)
+}
+
+/// Environment variables (name → value) an `s3://` store is configured from.
+pub type Env = HashMap<String, String>;
+
+/// Opens the store at `location` with the `AWS_*` / `WARP_S3_*` settings in
+/// `env` instead of the process environment (tests; embedding).
+///
+/// # Errors
+/// [`Error::Url`] for an unknown scheme, credentials in the URL, an `s3://`
+/// URL without bucket or with a query, a refused endpoint, missing
+/// credentials, or a store that cannot be built; [`Error::Io`] when a local
+/// directory cannot be created.
+pub fn open_with_env(location: &str, options: &StoreOptions, env: &Env) -> Result<StoreLocation> {
     let shown = redact(location);
     let url_err = |reason: String| Error::Url {
         url: shown.clone(),
         reason,
     };
-    let (scheme, rest) = location.split_once("://").unwrap_or(("", location));
-    match scheme {
+    let (scheme, rest) = split_scheme(location);
+    let authority = rest.split(['/', '?', '#']).next().unwrap_or("");
+    let has_userinfo = match scheme.as_str() {
+        "" => false,
+        // Any '@' in an s3:// URL: a secret holding '/' would otherwise end
+        // the authority early and reach the request path.
+        "s3" => rest.contains('@'),
+        _ => authority.contains('@'),
+    };
+    if has_userinfo {
+        return Err(Error::Url {
+            url: format!("{scheme}://…"),
+            reason: "credentials in the URL (user:password@) are refused and nothing was sent; give them in AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY".into(),
+        });
+    }
+    match scheme.as_str() {
         "" | "file" => {
             if rest.is_empty() {
                 return Err(url_err("empty path".into()));
@@ -187,46 +536,82 @@ pub fn open(location: &str) -> Result<StoreLocation> {
         "memory" => Ok(StoreLocation {
             store: memory_store(rest),
             prefix: Path::default(),
-            display: shown.clone(),
+            display: format!("memory://{rest}"),
         }),
         "s3" => {
+            if rest.contains(['?', '#']) {
+                return Err(url_err(
+                    "an s3:// URL takes no query string or fragment (s3://bucket/prefix)".into(),
+                ));
+            }
             let (bucket, prefix) = rest.split_once('/').unwrap_or((rest, ""));
             if bucket.is_empty() {
                 return Err(url_err("no bucket name".into()));
             }
-            let endpoint = std::env::var("AWS_ENDPOINT_URL")
-                .or_else(|_| std::env::var("AWS_ENDPOINT"))
-                .ok();
-            let mut builder = AmazonS3Builder::from_env()
+            if !valid_bucket(bucket) {
+                return Err(Error::Url {
+                    url: "s3://…".into(),
+                    reason:
+                        "the bucket name is not valid (1 to 255 letters, digits, '.', '-', '_')"
+                            .into(),
+                });
+            }
+            let mut builder = AmazonS3Builder::new();
+            for (k, v) in env {
+                if let Ok(key) = k.to_ascii_lowercase().parse::<AmazonS3ConfigKey>() {
+                    builder = builder.with_config(key, v);
+                }
+            }
+            let mut builder = builder
                 .with_bucket_name(bucket)
                 .with_virtual_hosted_style_request(false);
-            if let Some(ep) = &endpoint {
-                if ep.starts_with("http://") {
-                    if !is_loopback(ep) {
-                        return Err(url_err(format!(
-                            "endpoint {} uses plain http; only loopback endpoints may (use https)",
-                            redact(ep)
-                        )));
-                    }
-                    builder = builder.with_allow_http(true);
-                }
-                builder = builder.with_endpoint(ep);
+            let mut http = false;
+            if let Some((var, raw)) = endpoint_from_env(env) {
+                let (endpoint, plain) = check_endpoint(var, &raw, env).map_err(&url_err)?;
+                http = plain;
+                builder = builder
+                    .with_endpoint(&endpoint)
+                    .with_config(AmazonS3ConfigKey::S3Endpoint, &endpoint);
             }
-            if std::env::var("AWS_REGION").is_err() && std::env::var("AWS_DEFAULT_REGION").is_err()
-            {
+            let imds =
+                options.instance_metadata || truthy(env.get("WARP_S3_INSTANCE_METADATA").cloned());
+            check_credentials(&builder, imds, env).map_err(&url_err)?;
+            if !env.contains_key("AWS_REGION") && !env.contains_key("AWS_DEFAULT_REGION") {
                 builder = builder.with_region("us-east-1");
             }
-            let store = builder
-                .build()
-                .map_err(|e| url_err(format!("cannot configure S3: {e}")))?;
+            let dur = |d: Duration| humantime::format_duration(d).to_string();
+            let client = |k: ClientConfigKey| AmazonS3ConfigKey::Client(k);
+            builder = builder
+                .with_config(client(ClientConfigKey::AllowHttp), http.to_string())
+                .with_config(
+                    client(ClientConfigKey::ConnectTimeout),
+                    dur(options.connect_timeout),
+                )
+                .with_config(
+                    client(ClientConfigKey::ReadTimeout),
+                    dur(options.read_timeout),
+                )
+                .with_config(
+                    client(ClientConfigKey::Timeout),
+                    dur(options.request_timeout),
+                )
+                .with_retry(RetryConfig {
+                    backoff: BackoffConfig::default(),
+                    max_retries: options.max_retries,
+                    retry_timeout: options.retry_timeout,
+                });
+            let store = builder.build().map_err(|e| {
+                url_err(format!("cannot configure S3: {}", crate::error::chain(&e)))
+            })?;
             Ok(StoreLocation {
                 store: Arc::new(store),
                 prefix: Path::from(prefix.trim_matches('/')),
-                display: shown.clone(),
+                display: format!("s3://{rest}"),
             })
         }
         other => Err(url_err(format!(
-            "unsupported scheme {other:?} (use a path, file://, memory:// or s3://)"
+            "unsupported scheme {:?} (use a path, file://, memory:// or s3://)",
+            crate::error::bound(other, 16)
         ))),
     }
 }
@@ -235,20 +620,168 @@ pub fn open(location: &str) -> Result<StoreLocation> {
 mod tests {
     use super::*;
 
+    fn env(pairs: &[(&str, &str)]) -> Env {
+        pairs
+            .iter()
+            .map(|(k, v)| (k.to_string(), v.to_string()))
+            .collect()
+    }
+
+    const KEYS: [(&str, &str); 2] = [
+        ("AWS_ACCESS_KEY_ID", "test"),
+        ("AWS_SECRET_ACCESS_KEY", "test"),
+    ];
+
+    fn s3_env(endpoint: &str) -> Env {
+        let mut e = env(&KEYS);
+        e.insert("AWS_ENDPOINT_URL".into(), endpoint.into());
+        e
+    }
+
     #[test]
     fn redacts_credentials() {
         assert_eq!(redact("s3://key:secret@host/b"), "s3://***@host/b");
         assert_eq!(redact("s3://bucket/prefix"), "s3://bucket/prefix");
         assert_eq!(redact("plain/path"), "plain/path");
+        assert_eq!(
+            redact("https://h/b?X-Amz-Signature=abc&p=1"),
+            "https://h/b?X-Amz-Signature=***&p=1"
+        );
     }
 
     #[test]
-    fn loopback_detection() {
-        assert!(is_loopback("http://127.0.0.1:9000"));
-        assert!(is_loopback("http://localhost:9000/"));
-        assert!(is_loopback("http://[::1]:9000"));
-        assert!(!is_loopback("http://example.com:9000"));
-        assert!(!is_loopback("http://127.example.com"));
+    fn endpoints_allow_plain_http_only_for_loopback_hosts() {
+        let none = Env::new();
+        for (raw, norm) in [
+            ("http://127.0.0.1:9000", "http://127.0.0.1:9000"),
+            ("HTTP://127.0.0.1:9000/", "http://127.0.0.1:9000"),
+            ("Http://LOCALHOST:9000", "http://localhost:9000"),
+            ("http://[::1]:9000", "http://[::1]:9000"),
+            ("http://127.9.8.7", "http://127.9.8.7"),
+        ] {
+            assert_eq!(
+                check_endpoint("AWS_ENDPOINT_URL", raw, &none),
+                Ok((norm.to_string(), true)),
+                "{raw}"
+            );
+        }
+        assert_eq!(
+            check_endpoint("AWS_ENDPOINT_URL", "HTTPS://s3.example.com", &none),
+            Ok(("https://s3.example.com".to_string(), false))
+        );
+        for raw in [
+            "http://127.0.0.1:9000@192.0.2.2",
+            "http://localhost:1@x",
+            "http://[::1]@x",
+            "HTTP://127.0.0.1:9000@192.0.2.2",
+            "https://user:pw@s3.example.com",
+        ] {
+            let e = check_endpoint("AWS_ENDPOINT_URL", raw, &none).unwrap_err();
+            assert!(e.contains("user info"), "{raw}: {e}");
+            for leaked in ["9000", ":1", "pw", "[::1]"] {
+                assert!(!e.contains(leaked), "{raw}: {e}");
+            }
+        }
+        for raw in [
+            "http://example.com:9000",
+            "http://127.example.com",
+            "http://192.0.2.2",
+            "http://[::2]",
+        ] {
+            let e = check_endpoint("AWS_ENDPOINT", raw, &none).unwrap_err();
+            assert!(e.contains("non-loopback"), "{raw}: {e}");
+            assert!(!e.contains("AWS_ALLOW_HTTP"), "{e}");
+        }
+        let allow = env(&[("AWS_ALLOW_HTTP", "true")]);
+        let e = check_endpoint("AWS_ENDPOINT_URL", "http://192.0.2.2:9000", &allow).unwrap_err();
+        assert!(e.contains("AWS_ALLOW_HTTP=true does not lift this"), "{e}");
+        for raw in [
+            "ftp://127.0.0.1",
+            "http://127.0.0.1/?X-Amz-Signature=s",
+            "nonsense",
+        ] {
+            assert!(
+                check_endpoint("AWS_ENDPOINT_URL", raw, &none).is_err(),
+                "{raw}"
+            );
+        }
+    }
+
+    #[test]
+    fn refused_endpoints_fail_open_with_one_line_naming_the_variable() {
+        let mut e = s3_env("http://127.0.0.1:9000@192.0.2.2");
+        e.insert("AWS_ALLOW_HTTP".into(), "true".into());
+        let err = open_with_env("s3://b/x", &StoreOptions::default(), &e)
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("AWS_ENDPOINT_URL contains user info"), "{err}");
+        assert!(
+            !err.contains("builder error") && !err.contains('\n'),
+            "{err}"
+        );
+        // AWS_ENDPOINT_URL_S3 takes precedence, as in object_store.
+        e.insert("AWS_ENDPOINT_URL_S3".into(), "http://192.0.2.2".into());
+        let err = open_with_env("s3://b/x", &StoreOptions::default(), &e)
+            .unwrap_err()
+            .to_string();
+        assert!(
+            err.contains("AWS_ENDPOINT_URL_S3 http://192.0.2.2 uses plain http"),
+            "{err}"
+        );
+    }
+
+    #[test]
+    fn credentials_in_store_urls_are_refused_without_echo() {
+        let e = s3_env("http://127.0.0.1:9");
+        for url in [
+            "s3://AKIAKEY:Zs3kr1t@bucket/x",
+            "S3://AKIAKEY:Zs3kr1t/with/slash@bucket/x",
+            "s3://bucket/x@AKIAKEY:Zs3kr1t",
+            "memory://AKIAKEY:Zs3kr1t@name",
+            "file://AKIAKEY:Zs3kr1t@host/tmp/x",
+        ] {
+            let err = open_with_env(url, &StoreOptions::default(), &e)
+                .unwrap_err()
+                .to_string();
+            assert!(err.contains("credentials in the URL"), "{url}: {err}");
+            assert!(!err.contains("Zs3kr1t") && !err.contains("AKIAKEY"), "{err}");
+        }
+        for url in ["s3://AKIA:Zs3kr1t/x", "s3://bucket/x?X-Amz-Signature=Zs3kr1t"] {
+            let err = open_with_env(url, &StoreOptions::default(), &e)
+                .unwrap_err()
+                .to_string();
+            assert!(!err.contains("Zs3kr1t"), "{err}");
+        }
+        // '@' in a local path is a path, not credentials.
+        let dir = std::env::temp_dir().join(format!("warp-at@{}", std::process::id()));
+        assert!(open(dir.to_str().unwrap()).is_ok());
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    #[test]
+    fn missing_credentials_name_the_variables() {
+        let e = env(&[("AWS_ENDPOINT_URL", "http://127.0.0.1:9")]);
+        let err = open_with_env("s3://b/x", &StoreOptions::default(), &e)
+            .unwrap_err()
+            .to_string();
+        for v in [
+            "AWS_ACCESS_KEY_ID",
+            "AWS_SECRET_ACCESS_KEY",
+            "WARP_S3_INSTANCE_METADATA=true",
+            "AWS_REGION",
+        ] {
+            assert!(err.contains(v), "{v}: {err}");
+        }
+        assert!(!err.contains("169.254"), "{err}");
+        let half = env(&[("AWS_ACCESS_KEY_ID", "k")]);
+        let err = open_with_env("s3://b/x", &StoreOptions::default(), &half)
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("AWS_SECRET_ACCESS_KEY is not"), "{err}");
+        let imds = env(&[("WARP_S3_INSTANCE_METADATA", "true")]);
+        assert!(open_with_env("s3://b/x", &StoreOptions::default(), &imds).is_ok());
+        let public = env(&[("AWS_SKIP_SIGNATURE", "true")]);
+        assert!(open_with_env("s3://b/x", &StoreOptions::default(), &public).is_ok());
     }
 
     #[test]
@@ -258,5 +791,123 @@ mod tests {
         let e = open("s3:///prefix").unwrap_err().to_string();
         assert!(e.contains("no bucket"), "{e}");
         assert!(open("memory://t").is_ok());
+        assert_eq!(open("MEMORY://t").unwrap().display, "memory://t");
+        let dir = std::env::temp_dir().join(format!("warp-upper-{}", std::process::id()));
+        let loc = open(&format!("FILE://{}", dir.display())).unwrap();
+        assert!(dir.is_dir(), "{}", loc.display);
+        let _ = std::fs::remove_dir_all(&dir);
+        let loc = open_with_env(
+            "S3://bucket/pre/fix",
+            &StoreOptions::default(),
+            &s3_env("HTTP://127.0.0.1:9"),
+        )
+        .unwrap();
+        assert_eq!(loc.display, "s3://bucket/pre/fix");
+        assert_eq!(loc.prefix.as_ref(), "pre/fix");
+    }
+
+    /// Options small enough for a test; the bound checked is the outer
+    /// `tokio::time::timeout`, far above them.
+    fn quick() -> StoreOptions {
+        StoreOptions {
+            connect_timeout: Duration::from_millis(500),
+            read_timeout: Duration::from_millis(300),
+            request_timeout: Duration::from_secs(1),
+            max_retries: 1,
+            retry_timeout: Duration::from_secs(1),
+            instance_metadata: false,
+        }
+    }
+
+    async fn get_error(endpoint: &str) -> String {
+        use object_store::ObjectStoreExt;
+        let loc = open_with_env("s3://bucket/idx", &quick(), &s3_env(endpoint)).unwrap();
+        let path = loc.child("manifest.json");
+        let get = loc.store.get(&path);
+        match tokio::time::timeout(Duration::from_secs(60), get).await {
+            Ok(Ok(_)) => panic!("a GET from {endpoint} succeeded"),
+            Ok(Err(source)) => Error::Store {
+                op: "get",
+                path: "idx/manifest.json".into(),
+                source,
+            }
+            .to_string(),
+            Err(_) => panic!("a GET from {endpoint} was not bounded by StoreOptions"),
+        }
+    }
+
+    #[tokio::test]
+    async fn a_stalled_server_costs_a_bounded_time() {
+        let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        let port = listener.local_addr().unwrap().port();
+        // Accepts connections and never answers, until the GET has failed.
+        let done = Arc::new(std::sync::atomic::AtomicBool::new(false));
+        let stop = Arc::clone(&done);
+        let held = std::thread::spawn(move || {
+            let mut conns = Vec::new();
+            listener.set_nonblocking(true).unwrap();
+            while !stop.load(std::sync::atomic::Ordering::SeqCst) && conns.len() < 8 {
+                match listener.accept() {
+                    Ok((s, _)) => conns.push(s),
+                    Err(_) => std::thread::sleep(Duration::from_millis(10)),
+                }
+            }
+            conns.len()
+        });
+        let err = get_error(&format!("http://127.0.0.1:{port}")).await;
+        done.store(true, std::sync::atomic::Ordering::SeqCst);
+        assert!(
+            err.contains("timed out") || err.contains("timeout"),
+            "{err}"
+        );
+        assert!(
+            !err.contains('\n') && !err.contains("builder error"),
+            "{err}"
+        );
+        let attempts = held.join().unwrap();
+        assert!(
+            (1..=1 + quick().max_retries).contains(&attempts),
+            "{attempts} connections for max_retries {}",
+            quick().max_retries
+        );
+    }
+
+    #[tokio::test]
+    async fn a_refusing_server_fails_fast_with_the_cause() {
+        let port = {
+            let l = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+            l.local_addr().unwrap().port()
+        };
+        let err = get_error(&format!("HTTP://127.0.0.1:{port}")).await;
+        assert!(err.to_lowercase().contains("refused"), "{err}");
+        assert!(
+            !err.contains('\n') && !err.contains("builder error"),
+            "{err}"
+        );
+    }
+
+    #[tokio::test]
+    async fn missing_index_reasons() {
+        let loc = open("memory://missing-index-reason").unwrap();
+        assert!(
+            missing_index_reason(&loc)
+                .await
+                .contains("nothing stored there"),
+            "{}",
+            missing_index_reason(&loc).await
+        );
+        use object_store::ObjectStoreExt;
+        loc.store
+            .put(&loc.child("payload-x.bin"), vec![1u8].into())
+            .await
+            .unwrap();
+        assert!(
+            missing_index_reason(&loc)
+                .await
+                .contains("but no manifest.json")
+        );
+        assert_eq!(s3_bucket("s3://b/x (simulated S3)"), Some("b"));
+        assert_eq!(s3_bucket("s3://b"), Some("b"));
+        assert_eq!(s3_bucket("memory://b"), None);
     }
 }

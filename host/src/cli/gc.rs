@@ -1,0 +1,91 @@
+//! `warp gc`: remove index objects no manifest names any more, after a grace
+//! period (see [`crate::ivf::gc`] for the rules).
+
+use std::io::Write;
+use std::time::Duration;
+
+use clap::Args;
+use serde_json::json;
+
+use super::query::runtime;
+use crate::error::{Error, Result};
+use crate::ivf::gc::{GcParams, collect};
+use crate::store;
+
+/// Arguments of `warp gc`.
+#[derive(Debug, Args)]
+pub struct GcArgs {
+    /// The index: a path, file:///dir, memory://name or s3://bucket/prefix.
+    #[arg(long)]
+    pub url: String,
+    /// Grace period, e.g. `30min`, `6h`, `7days`: objects younger than this
+    /// are kept, and nothing is removed until the current manifest is this
+    /// old (readers of the previous manifest keep their objects that long).
+    #[arg(long, value_parser = parse_duration)]
+    pub older_than: Duration,
+    /// Print what would be removed; remove nothing.
+    #[arg(long)]
+    pub dry_run: bool,
+}
+
+/// Parses a duration such as `90s`, `15min`, `6h` or `7days` (humantime).
+fn parse_duration(s: &str) -> std::result::Result<Duration, String> {
+    humantime::parse_duration(s).map_err(|e| {
+        format!(
+            "{e} (a duration such as 90s, 15min, 6h or 7days; got {:?})",
+            crate::error::bound(s, 40)
+        )
+    })
+}
+
+/// Runs `warp gc`: one JSON line per object removed (or to be removed with
+/// `--dry-run`), then one summary line.
+///
+/// # Errors
+/// Store errors, an invalid manifest (nothing is removed then), or a write
+/// to stdout that fails (a closed pipe ends quietly).
+pub fn execute(args: &GcArgs) -> Result<()> {
+    let loc = store::open_existing(&args.url)?;
+    let params = GcParams {
+        older_than: args.older_than,
+        dry_run: args.dry_run,
+        local_dir: store::local_dir(&args.url),
+    };
+    let report = runtime()?.block_on(collect(&loc, &params))?;
+    let mut lines: Vec<String> = report
+        .items
+        .iter()
+        .map(|item| serde_json::to_string(item).unwrap_or_default())
+        .collect();
+    lines.push(
+        json!({
+            "url": loc.display,
+            "dry_run": args.dry_run,
+            "removed": report.items.len(),
+            "removed_bytes": report.items.iter().map(|i| i.bytes).sum::<u64>(),
+            "build_id": report.build_id,
+            "manifest_age_s": report.manifest_age_s,
+            "kept_referenced": report.kept_referenced,
+            "kept_recent": report.kept_recent,
+            "kept_foreign": report.kept_foreign,
+        })
+        .to_string(),
+    );
+    let mut out = std::io::stdout().lock();
+    for line in lines {
+        match writeln!(out, "{line}") {
+            Ok(()) => {}
+            Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => return Ok(()),
+            Err(source) => {
+                return Err(Error::Io {
+                    path: "stdout".into(),
+                    source,
+                });
+            }
+        }
+    }
+    out.flush().map_err(|source| Error::Io {
+        path: "stdout".into(),
+        source,
+    })
+}
