@@ -1,16 +1,24 @@
-//! `warp bench`: every policy at every query concurrency on one index.
+//! `warp bench`: every policy at every query concurrency and payload-cache
+//! size on one index (flags → [`Suite`] → table, JSON and charts).
 
+use std::path::PathBuf;
 use std::sync::Arc;
 
 use clap::Args;
 use planner_core::Pricing;
 
-use super::query::{SearchOpts, open_searcher, runtime};
-use crate::bench::{Answers, BenchRow, check_identical, run, table};
+use super::query::{SearchOpts, backend_factory, open_searcher, runtime};
+use crate::bench::limits::{MAX_QUERIES, MAX_SWEEP, MAX_WARMUP, check_range, parse_concurrency};
+use crate::bench::plot::{PlotContext, command_line, machine_description, write_all};
+use crate::bench::{CacheSize, RunSpec, Suite, Target, Workload, table};
 use crate::error::{Error, Result};
 
 /// Arguments of `warp bench`.
 #[derive(Debug, Args)]
+// The shared search options' single `--cache-mib` (if it has one) gives way
+// to the sweep below; `mut_args` rather than `mut_arg`, which panics when the
+// argument is gone.
+#[command(mut_args(|a| if a.get_id() == "cache_mib" { a.long("search-cache-mib").hide(true) } else { a }))]
 pub struct BenchArgs {
     /// Index and search options.
     #[command(flatten)]
@@ -18,85 +26,132 @@ pub struct BenchArgs {
     /// Policies, comma-separated: separate, lance, object_store, coalesce:GAP, warp, …
     #[arg(long, default_value = "separate,lance,object_store,warp")]
     pub policies: String,
-    /// Query concurrencies Q, comma-separated.
+    /// Query concurrencies Q, comma-separated (each 1..=4096).
     #[arg(long, default_value = "32")]
     pub concurrency: String,
-    /// Queries per run (cycling through the stored query set).
+    /// Queries measured per run, cycling through the stored query set (1..=1000000).
     #[arg(long, default_value_t = 1000)]
     pub queries: usize,
+    /// Warm-up queries per run before measuring (0..=100000; the paper uses 200).
+    #[arg(long, default_value_t = 0)]
+    pub warmup: usize,
+    /// Payload cache sizes to sweep, comma-separated: MiB, a percentage of the
+    /// payload bytes (10%) or all (everything fits); each run starts with an
+    /// empty cache. The cache is moka's (TinyLFU admission, LRU eviction).
+    #[arg(long = "cache-mib", value_name = "SIZES", default_value = "0")]
+    pub cache_sweep: String,
+    /// Write SVG charts (qps, io, latency, cache sweep) into DIR.
+    #[arg(long, value_name = "DIR")]
+    pub plot: Option<PathBuf>,
     /// Print the rows as JSON instead of a table.
     #[arg(long)]
     pub json: bool,
 }
 
-/// Parses a comma-separated list of concurrencies.
-///
-/// # Errors
-/// [`Error::Config`] for a non-number or 0.
-pub fn parse_concurrency(s: &str) -> Result<Vec<usize>> {
-    s.split(',')
-        .map(|x| {
-            x.trim()
-                .parse::<usize>()
-                .ok()
-                .filter(|&q| q >= 1)
-                .ok_or_else(|| Error::config("--concurrency", x, "expected integers >= 1"))
-        })
-        .collect()
-}
-
 /// Runs `warp bench`.
 ///
 /// # Errors
-/// Bad arguments, store and index errors, and [`Error::ResultMismatch`] when
-/// two policies answer differently.
+/// Bad arguments (before any work), store and index errors, and
+/// [`Error::ResultMismatch`] when two runs answer differently.
 pub fn execute(args: &BenchArgs) -> Result<()> {
-    let cfg = args.search.config(Some(0))?;
-    let qs = parse_concurrency(&args.concurrency)?;
+    check_range("--queries", args.queries, 1, MAX_QUERIES)?;
+    check_range("--warmup", args.warmup, 0, MAX_WARMUP)?;
+    let qs = parse_concurrency("--concurrency", &args.concurrency)?;
+    let caches = CacheSize::parse_sweep(&args.cache_sweep)?;
+    check_range("--cache-mib (number of sizes)", caches.len(), 1, MAX_SWEEP)?;
     let policies: Vec<&str> = args.policies.split(',').map(str::trim).collect();
-    for p in &policies {
-        args.search.params(&cfg, p, 1)?;
+    check_range("--policies (number of policies)", policies.len(), 1, MAX_SWEEP)?;
+    let cfg = args.search.config(Some(0))?;
+    let mut runs = Vec::new();
+    for &cache in &caches {
+        for &q in &qs {
+            for p in &policies {
+                runs.push(RunSpec {
+                    target: 0,
+                    params: args.search.params(&cfg, p, q)?,
+                    concurrency: q,
+                    cache,
+                });
+            }
+        }
     }
-    let rows = runtime()?.block_on(async {
+    if let Some(dir) = &args.plot {
+        std::fs::create_dir_all(dir).map_err(|source| Error::Io {
+            path: dir.display().to_string(),
+            source,
+        })?;
+    }
+    let (factory, _) = backend_factory(cfg.planner)?;
+    let (rows, workload) = runtime()?.block_on(async {
         let (searcher, _) = open_searcher(&cfg, args.search.preload).await?;
         let index = Arc::clone(searcher.index());
-        let (queries, _) = index.queries().await?.ok_or_else(|| {
+        drop(searcher);
+        let m = &index.manifest;
+        let (queries, dim) = index.queries().await?.ok_or_else(|| {
             Error::input("the index stores no queries (build it with --queries or synthetic data)")
         })?;
         let gt = index.groundtruth().await?;
-        let queries = Arc::new(queries);
-        let mut rows: Vec<BenchRow> = Vec::new();
-        let mut reference: Option<(String, Answers)> = None;
-        for &q in &qs {
-            for p in &policies {
-                let params = args.search.params(&cfg, p, q)?;
-                let (row, answers) = run(
-                    Arc::clone(&searcher),
-                    &index.manifest.reorder,
-                    Arc::clone(&queries),
-                    gt.as_ref().map(|(g, k)| (&g[..], *k)),
-                    &params,
-                    q,
-                    args.queries,
-                    Pricing::default(),
+        let sim = cfg.simulate.map_or_else(
+            || format!("store {}", index.location().display),
+            |s| {
+                format!(
+                    "simulated S3 (the project's simulator: {} ms first byte + {} ms/MiB, {}% tail)",
+                    s.first_byte_ms,
+                    s.per_mib_ms,
+                    s.tail_probability * 100.0
                 )
-                .await?;
-                let name = format!("{p} (Q={q})");
-                match &reference {
-                    None => reference = Some((name, answers)),
-                    Some((rn, ra)) => check_identical((rn, ra), (&name, &answers))?,
-                }
+            },
+        );
+        let workload_text = format!(
+            "{} × {} {}, nlist {}, nprobe {}, layout {}, {} queries/run after {} warm-up, {}",
+            m.n,
+            m.dim,
+            serde_json::to_value(m.kind)
+                .ok()
+                .and_then(|v| v.as_str().map(str::to_string))
+                .unwrap_or_default(), m.nlist, args.search.nprobe, m.reorder, args.queries, args.warmup, sim
+        );
+        let suite = Suite {
+            targets: vec![Target {
+                layout: m.reorder.clone(),
+                index: Arc::clone(&index),
+            }],
+            runs,
+            workload: Workload {
+                queries: Arc::new(queries),
+                dim,
+                groundtruth: gt.map(|(g, k)| (Arc::new(g), k)),
+                warmup: args.warmup,
+                queries_per_run: args.queries,
+                pricing: Pricing::default(),
+            },
+            io_slots: cfg.io_slots,
+            factory,
+        };
+        let rows = suite
+            .run(|_| {
                 if !args.json {
                     eprint!(".");
                 }
-                rows.push(row);
-            }
-        }
+            })
+            .await?;
         if !args.json {
             eprintln!();
         }
-        Ok::<_, Error>(rows)
+        Ok::<_, Error>((rows, workload_text))
     })?;
+    let plots = match &args.plot {
+        Some(dir) => write_all(
+            dir,
+            &rows,
+            &PlotContext {
+                workload,
+                machine: machine_description(),
+                command: command_line(),
+            },
+        )?,
+        None => Vec::new(),
+    };
     if args.json {
         println!(
             "{}",
@@ -105,6 +160,9 @@ pub fn execute(args: &BenchArgs) -> Result<()> {
     } else {
         print!("{}", table(&rows));
         println!("all policies returned identical neighbours for every query");
+        for p in &plots {
+            println!("chart: {}", p.display());
+        }
     }
     Ok(())
 }

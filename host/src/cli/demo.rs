@@ -1,46 +1,50 @@
 //! `warp demo`: the whole story on one machine, no cloud — SIFT-like data,
-//! an IVF index in two payload layouts, and the planning policies on a
-//! simulated S3 store.
+//! an IVF index in two payload layouts, and the planning policies on the
+//! project's simulated S3 store (flags → [`DemoConfig`] → [`Suite`]).
 
-use std::sync::Arc;
+use std::path::PathBuf;
 use std::time::Instant;
 
 use clap::Args;
-use planner_core::Pricing;
+use planner_core::Method;
 use serde_json::json;
 
-use super::build::{ground_truth, order_for};
-use super::query::{SearchOpts, backend_factory, runtime};
-use crate::bench::{Answers, BenchRow, check_identical, run, table};
+use crate::bench::demo::{DEMO_DIM, DemoConfig, prepare};
+use crate::bench::limits::{MAX_SWEEP, check_range, parse_concurrency};
+use crate::bench::plot::{PlotContext, command_line, machine_description, write_all};
+use crate::bench::{BenchRow, CacheSize, table};
 use crate::config::PlannerKind;
 use crate::error::{Error, Result};
-use crate::ivf::synthetic::{SyntheticParams, generate};
-use crate::ivf::{self, IvfBuildParams, Workload};
-use crate::query::{Index, Searcher};
-use crate::store::{self, SimulateConfig};
+use crate::store::SimulateConfig;
 
 /// Arguments of `warp demo` (all optional).
 #[derive(Debug, Args)]
 pub struct DemoArgs {
-    /// Base vectors generated.
+    /// Base vectors generated (1..=1000000).
     #[arg(long, default_value_t = 100_000)]
     pub n: usize,
-    /// Clusters.
+    /// Clusters (1..=min(n, 65536)).
     #[arg(long, default_value_t = 1024)]
     pub nlist: usize,
-    /// Lists probed per query.
+    /// Lists probed per query (1..=nlist).
     #[arg(long, default_value_t = 10)]
     pub nprobe: usize,
-    /// Query concurrency Q.
-    #[arg(long, default_value_t = 32)]
-    pub concurrency: usize,
-    /// Queries per policy.
+    /// Query concurrencies Q, comma-separated (each 1..=4096).
+    #[arg(long, default_value = "32")]
+    pub concurrency: String,
+    /// Queries measured per policy (1..=1000000).
     #[arg(long, default_value_t = 1000)]
     pub queries: usize,
+    /// Warm-up queries per policy before measuring.
+    #[arg(long, default_value_t = 0)]
+    pub warmup: usize,
+    /// Payload cache sizes, comma-separated: MiB, a percentage of the payload (10%) or all.
+    #[arg(long = "cache-mib", value_name = "SIZES", default_value = "0")]
+    pub cache_mib: String,
     /// Reorder method of the second layout.
     #[arg(long, default_value = "pca_zorder")]
     pub reorder: String,
-    /// Global I/O slots.
+    /// Global I/O slots (1..=4096).
     #[arg(long, default_value_t = 64)]
     pub io_slots: usize,
     /// Plan with planner-core in the host instead of the component.
@@ -49,143 +53,115 @@ pub struct DemoArgs {
     /// Seed.
     #[arg(long, default_value_t = 42)]
     pub seed: u64,
+    /// Directory of the SVG charts (default: warp-demo-plots in the system's temporary directory).
+    #[arg(long, value_name = "DIR")]
+    pub plot: Option<PathBuf>,
     /// Print the rows as JSON.
     #[arg(long)]
     pub json: bool,
 }
 
+impl DemoArgs {
+    /// The demo configuration of these flags.
+    ///
+    /// # Errors
+    /// [`Error::Config`] naming the first bad flag.
+    pub fn config(&self) -> Result<DemoConfig> {
+        let cache = CacheSize::parse_sweep(&self.cache_mib)?;
+        check_range("--cache-mib (number of sizes)", cache.len(), 1, MAX_SWEEP)?;
+        let cfg = DemoConfig {
+            n: self.n,
+            nlist: self.nlist,
+            nprobe: self.nprobe,
+            concurrency: parse_concurrency("--concurrency", &self.concurrency)?,
+            queries: self.queries,
+            warmup: self.warmup,
+            reorder: self.reorder.clone(),
+            io_slots: self.io_slots,
+            planner: if self.native {
+                PlannerKind::Native
+            } else {
+                PlannerKind::Component
+            },
+            seed: self.seed,
+            cache,
+        };
+        cfg.validate()?;
+        Ok(cfg)
+    }
+}
+
 /// Runs `warp demo`.
 ///
 /// # Errors
-/// Any build or query error, and [`Error::ResultMismatch`] if policies or
-/// layouts answer differently.
+/// Bad flags (before any work), build or query errors, and
+/// [`Error::ResultMismatch`] if policies or layouts answer differently.
 pub fn execute(args: &DemoArgs) -> Result<()> {
+    let cfg = args.config()?;
+    let plot_dir = args
+        .plot
+        .clone()
+        .unwrap_or_else(|| std::env::temp_dir().join("warp-demo-plots"));
+    std::fs::create_dir_all(&plot_dir).map_err(|source| Error::Io {
+        path: plot_dir.display().to_string(),
+        source,
+    })?;
     let t0 = Instant::now();
     let say = |m: String| {
         if !args.json {
             eprintln!("[{:6.1}s] {m}", t0.elapsed().as_secs_f64());
         }
     };
-    let dim = 128;
-    let nq = 1000;
-    say(format!(
-        "generating {} SIFT-like vectors (128-d, Gaussian mixture) and {nq} queries",
-        args.n
-    ));
-    let (base, queries) = generate(&SyntheticParams {
-        n: args.n,
-        nq,
-        dim,
-        seed: args.seed,
-        ..SyntheticParams::default()
-    });
-    let gt_k = 10;
-    let gt = ground_truth(&queries, &base, dim, gt_k);
-    say(format!("k-means, nlist = {}", args.nlist));
-    let trained = ivf::train(
-        &base,
-        dim,
-        &IvfBuildParams {
-            nlist: args.nlist,
-            seed: args.seed,
-            ..IvfBuildParams::default()
-        },
-    )?;
-    let mut layouts = vec!["identity".to_string()];
-    if args.reorder != "identity" {
-        layouts.push(args.reorder.clone());
-    }
-    let orders = layouts
-        .iter()
-        .map(|m| order_for(m, &trained, &base, args.seed))
-        .collect::<Result<Vec<_>>>()?;
-    let opts = SearchOpts {
-        url: None,
-        nprobe: args.nprobe,
-        k: 10,
-        k_max: None,
-        parallelism: None,
-        io_slots: Some(args.io_slots),
-        cache_mib: Some(0),
-        simulate: Some("s3".into()),
-        sim_first_byte_ms: None,
-        sim_per_mib_ms: None,
-        sim_link_mib_s: None,
-        sim_tail: None,
-        native: args.native,
-        preload: false,
-        rerank: 0,
-        fixed_ms: None,
-        per_mib_ms: None,
-        epsilon: 0.01,
-    };
-    let rt = runtime()?;
+    let rt = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .map_err(|source| Error::Io {
+            path: "tokio runtime".into(),
+            source,
+        })?;
+    let sim = SimulateConfig::s3();
     let rows = rt.block_on(async {
-        let mut searchers = Vec::new();
-        for (m, order) in layouts.iter().zip(&orders) {
-            let url = format!("memory://warp-demo-{}-{m}", std::process::id());
-            let loc = store::open(&url)?;
-            ivf::write(
-                &loc,
-                &base,
-                &trained,
-                order,
-                m,
-                Workload {
-                    queries: Some(&queries),
-                    groundtruth: Some((&gt, gt_k)),
-                },
-            )
-            .await?;
-            let index = Arc::new(Index::open(loc.simulated(SimulateConfig::s3())).await?);
-            let kind = if args.native { PlannerKind::Native } else { PlannerKind::Component };
-            let (factory, _) = backend_factory(kind)?;
-            searchers.push(Arc::new(Searcher::new(index, args.io_slots, 0, factory)));
-        }
+        let suite = prepare(&cfg, say).await?;
         say(format!(
-            "layouts written ({}); benchmarking on simulated S3 (25 ms first byte, +5 ms/MiB, 2% tail), Q = {}, nprobe = {}",
-            layouts.join(", "),
+            "layouts written ({}); benchmarking on simulated S3 (the project's simulator: {} ms first byte, +{} ms/MiB, {}% tail), Q = {}, nprobe = {}",
+            cfg.layouts().join(", "),
+            sim.first_byte_ms,
+            sim.per_mib_ms,
+            sim.tail_probability * 100.0,
             args.concurrency,
-            args.nprobe
+            cfg.nprobe
         ));
-        let cfg = opts.config(Some(0))?;
-        let mut runs: Vec<(usize, &str)> = vec![(0, "separate"), (0, "lance"), (0, "object_store"), (0, "warp")];
-        if layouts.len() > 1 {
-            runs.push((1, "lance"));
-            runs.push((1, "warp"));
-        }
-        let queries = Arc::new(queries.clone());
-        let mut rows: Vec<BenchRow> = Vec::new();
-        let mut reference: Option<(String, Answers)> = None;
-        for (li, policy) in runs {
-            let params = opts.params(&cfg, policy, args.concurrency)?;
-            let (row, answers) = run(
-                Arc::clone(&searchers[li]),
-                &layouts[li],
-                Arc::clone(&queries),
-                Some((&gt, gt_k)),
-                &params,
-                args.concurrency,
-                args.queries,
-                Pricing::default(),
-            )
-            .await?;
-            let name = format!("{policy} on {}", layouts[li]);
-            say(format!("{name}: {:.0} QPS, {:.2} GETs/query", row.qps, row.gets_per_query));
-            match &reference {
-                None => reference = Some((name, answers)),
-                Some((rn, ra)) => check_identical((rn, ra), (&name, &answers))?,
-            }
-            rows.push(row);
-        }
-        Ok::<_, Error>(rows)
+        suite
+            .run(|r| {
+                say(format!(
+                    "{} on {} (Q={}, cache {}): {:.0} QPS, {:.2} GETs/query",
+                    r.policy, r.layout, r.concurrency, r.cache, r.qps, r.gets_per_query
+                ));
+            })
+            .await
     })?;
+    let ctx = PlotContext {
+        workload: format!(
+            "warp demo: {}k × {DEMO_DIM} SIFT-like (synthetic), IVF-Flat nlist {}, nprobe {}, {} queries/policy, simulated S3 (the project's simulator: {} ms + {} ms/MiB, {}% tail)",
+            cfg.n / 1000,
+            cfg.nlist,
+            cfg.nprobe,
+            cfg.queries,
+            sim.first_byte_ms,
+            sim.per_mib_ms,
+            sim.tail_probability * 100.0
+        ),
+        machine: machine_description(),
+        command: command_line(),
+    };
+    let plots = write_all(&plot_dir, &rows, &ctx)?;
     if args.json {
         println!(
             "{}",
-            serde_json::to_string_pretty(
-                &json!({"n": args.n, "dim": dim, "nlist": args.nlist, "rows": rows})
-            )
+            serde_json::to_string_pretty(&json!({
+                "n": cfg.n, "dim": DEMO_DIM, "nlist": cfg.nlist, "rows": rows,
+                "plots": plots.iter().map(|p| p.display().to_string()).collect::<Vec<_>>(),
+            }))
             .unwrap_or_default()
         );
         return Ok(());
@@ -194,22 +170,41 @@ pub fn execute(args: &DemoArgs) -> Result<()> {
     print!("{}", table(&rows));
     println!(
         "every policy and layout returned identical neighbours for all {} queries",
-        args.queries
+        cfg.queries
     );
-    let find = |layout: &str, policy: &str| {
-        rows.iter()
-            .find(|r| r.layout == layout && r.policy == policy)
-    };
+    let layouts = cfg.layouts();
     let best = layouts.last().map_or("identity", String::as_str);
-    if let (Some(l), Some(w)) = (find("identity", "lance"), find(best, "warp")) {
-        println!(
-            "warp on {best} vs lance on identity: {:.1}x fewer GETs/query, {:.2}x QPS, p99 {:.0} vs {:.0} ms ({:.0} s total)",
-            l.gets_per_query / w.gets_per_query.max(1e-9),
-            w.qps / l.qps.max(1e-9),
-            w.p99_ms,
-            l.p99_ms,
-            t0.elapsed().as_secs_f64()
-        );
+    if let Some(line) = headline(&rows, best) {
+        println!("{line} ({:.0} s total)", t0.elapsed().as_secs_f64());
+    }
+    for p in &plots {
+        println!("chart: {}", p.display());
     }
     Ok(())
+}
+
+/// `warp` on the `best` layout against the Lance rule on identity, at the
+/// first Q and cache size.
+fn headline(rows: &[BenchRow], best: &str) -> Option<String> {
+    let first = rows.first()?;
+    let find = |layout: &str, m: Method| {
+        let name = m.to_string();
+        rows.iter().find(|r| {
+            r.layout == layout
+                && r.policy == name
+                && r.concurrency == first.concurrency
+                && r.cache == first.cache
+        })
+    };
+    let (l, w) = (find("identity", Method::Lance)?, find(best, Method::Warp)?);
+    Some(format!(
+        "{} on {best} vs {} on identity (Q={}): {:.1}x fewer GETs/query, {:.2}x QPS, p99 {:.0} vs {:.0} ms",
+        w.policy,
+        l.policy,
+        first.concurrency,
+        l.gets_per_query / w.gets_per_query.max(1e-9),
+        w.qps / l.qps.max(1e-9),
+        w.p99_ms,
+        l.p99_ms,
+    ))
 }

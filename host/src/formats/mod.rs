@@ -1,5 +1,7 @@
-//! Vector file formats: the TEXMEX/SIFT `.fvecs` / `.ivecs` / `.bvecs` files
-//! and NumPy `.npy` arrays.
+//! Vector file formats: the TEXMEX/SIFT `.fvecs` / `.ivecs` / `.bvecs` files,
+//! NumPy `.npy` arrays and big-ann-benchmarks `.fbin` / `.u8bin` / `.i8bin` /
+//! `.ibin` files ([`bigann`], which also shows the one-line conversion of
+//! ann-benchmarks HDF5 files).
 //!
 //! TEXMEX files store each vector as a little-endian `i32` dimension followed
 //! by `dim` components (`f32`, `i32` or `u8`). Every vector of a file must have
@@ -9,9 +11,13 @@
 //! Readers return the rows flattened row-major plus the dimension; a file with
 //! no rows is an error (there is no dimension to report).
 
+pub mod bigann;
+
 use std::fmt;
 use std::io::{BufWriter, Write};
 use std::path::{Path, PathBuf};
+
+pub use bigann::{BinKind, read_bin, read_ibin};
 
 /// Why a vector file could not be read or written.
 #[derive(Debug)]
@@ -45,7 +51,7 @@ impl fmt::Display for FormatError {
             FormatError::Malformed { path, reason } => write!(f, "{}: {reason}", path.display()),
             FormatError::UnknownExtension { path } => write!(
                 f,
-                "{}: unknown vector file extension (expected .fvecs, .bvecs, .ivecs or .npy)",
+                "{}: unknown vector file extension (expected .fvecs, .bvecs, .ivecs, .npy, .fbin, .u8bin, .i8bin or .ibin)",
                 path.display()
             ),
         }
@@ -332,7 +338,7 @@ pub fn read_npy(path: &Path) -> Result<(Vec<f32>, usize), FormatError> {
 }
 
 /// Reads vectors by extension: `.fvecs`, `.bvecs`, `.ivecs` (converted to
-/// `f32`) or `.npy`.
+/// `f32`), `.npy`, or big-ann `.fbin`, `.u8bin`, `.i8bin`, `.ibin`.
 ///
 /// # Errors
 /// [`FormatError::UnknownExtension`] for any other name; otherwise as the
@@ -345,6 +351,28 @@ pub fn read_vectors(path: &Path) -> Result<(Vec<f32>, usize), FormatError> {
             read_ivecs(path).map(|(v, d)| (v.into_iter().map(|x| x as f32).collect(), d))
         }
         Some("npy") => read_npy(path),
+        Some(ext) if BinKind::from_extension(ext).is_some() => {
+            read_bin(path, BinKind::from_extension(ext).expect("checked"))
+        }
+        _ => Err(FormatError::UnknownExtension {
+            path: path.to_path_buf(),
+        }),
+    }
+}
+
+/// Reads neighbour ids (ground truth) by extension: `.ivecs`, or big-ann
+/// `.ibin` (plain, or a ground-truth file with distances after the ids).
+///
+/// # Returns
+/// The ids row-major and the number per row (`k`).
+///
+/// # Errors
+/// [`FormatError::UnknownExtension`] for any other name; otherwise as the
+/// reader.
+pub fn read_ids(path: &Path) -> Result<(Vec<i32>, usize), FormatError> {
+    match path.extension().and_then(|e| e.to_str()) {
+        Some("ivecs") => read_ivecs(path),
+        Some("ibin") => read_ibin(path),
         _ => Err(FormatError::UnknownExtension {
             path: path.to_path_buf(),
         }),

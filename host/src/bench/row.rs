@@ -1,0 +1,115 @@
+//! One row of a benchmark report and the text table of rows.
+
+use serde::Serialize;
+
+/// One row of the report: one (layout, policy, Q, cache size) run.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct BenchRow {
+    /// Payload layout (reorder method).
+    pub layout: String,
+    /// Planning policy, as `planner_core::Method`'s `Display` names it.
+    pub policy: String,
+    /// Query concurrency `Q`.
+    pub concurrency: usize,
+    /// Expected request parallelism `P` given to the planner (`None`: unbounded).
+    pub parallelism: Option<f64>,
+    /// Payload cache as asked for (`0`, `10%`, `50%`, `all` or MiB).
+    pub cache: String,
+    /// Payload cache capacity, bytes (0: no cache).
+    pub cache_bytes: u64,
+    /// Warm-up queries run before measuring (not counted below).
+    pub warmup: usize,
+    /// Queries measured.
+    pub queries: usize,
+    /// Lists probed per query.
+    pub nprobe: usize,
+    /// Queries per second over the measured queries.
+    pub qps: f64,
+    /// Median latency, ms.
+    pub p50_ms: f64,
+    /// 95th percentile latency, ms.
+    pub p95_ms: f64,
+    /// 99th percentile latency, ms.
+    pub p99_ms: f64,
+    /// Remote range GETs per query.
+    pub gets_per_query: f64,
+    /// Bytes fetched per query.
+    pub bytes_per_query: f64,
+    /// Gap bytes fetched per query.
+    pub overfetch_per_query: f64,
+    /// Dollars per million queries (GET charges plus transfer).
+    pub dollars_per_million: f64,
+    /// Mean planning time, µs.
+    pub plan_us: f64,
+    /// Probed lists served by the payload cache, as a fraction of lists
+    /// probed (`None` without a cache).
+    pub cache_hit_rate: Option<f64>,
+    /// Recall@10 against the ground truth, when known.
+    pub recall_at_10: Option<f64>,
+}
+
+impl BenchRow {
+    /// The row's series name in tables and plots: the policy, prefixed by the
+    /// layout when `layouts > 1`.
+    pub fn series(&self, layouts: usize) -> String {
+        if layouts > 1 {
+            format!("{} / {}", self.policy, self.layout)
+        } else {
+            self.policy.clone()
+        }
+    }
+}
+
+/// The report as an aligned text table. The cache columns appear only when
+/// some row ran with a cache.
+pub fn table(rows: &[BenchRow]) -> String {
+    let cached = rows.iter().any(|r| r.cache_bytes > 0);
+    let mut out = format!(
+        "{:<14} {:<18} {:>4} {:>6} {:>8} {:>8} {:>8} {:>8} {:>8} {:>10} {:>8} {:>7} {:>7}",
+        "layout",
+        "policy",
+        "Q",
+        "P",
+        "QPS",
+        "p50 ms",
+        "p95 ms",
+        "p99 ms",
+        "GETs/q",
+        "KiB/q",
+        "$/1M q",
+        "plan µs",
+        "R@10"
+    );
+    if cached {
+        out.push_str(&format!(" {:>10} {:>6}", "cache", "hit %"));
+    }
+    out.push('\n');
+    for r in rows {
+        out.push_str(&format!(
+            "{:<14} {:<18} {:>4} {:>6} {:>8.1} {:>8.1} {:>8.1} {:>8.1} {:>8.2} {:>10.1} {:>8.3} {:>7.1} {:>7}",
+            r.layout,
+            r.policy,
+            r.concurrency,
+            r.parallelism.map_or("inf".to_string(), |p| format!("{p:.1}")),
+            r.qps,
+            r.p50_ms,
+            r.p95_ms,
+            r.p99_ms,
+            r.gets_per_query,
+            r.bytes_per_query / 1024.0,
+            r.dollars_per_million,
+            r.plan_us,
+            r.recall_at_10.map_or("-".to_string(), |x| format!("{x:.3}")),
+        ));
+        if cached {
+            out.push_str(&format!(
+                " {:>10} {:>6}",
+                r.cache,
+                r.cache_hit_rate
+                    .map_or("-".to_string(), |h| format!("{:.1}", h * 100.0))
+            ));
+        }
+        out.push('\n');
+    }
+    out
+}

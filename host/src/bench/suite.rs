@@ -1,0 +1,235 @@
+//! The one "run every policy, check identical answers" loop behind `warp
+//! bench` and `warp demo`.
+//!
+//! A [`Suite`] is a list of [`RunSpec`]s (layout, policy, Q, cache size) over
+//! one or more [`Target`] indexes. Each run gets a fresh [`Searcher`] (an
+//! empty payload cache of its size, its own planner pool), runs its warm-up
+//! queries, then its measured queries with at most `Q` in flight, and feeds
+//! every answer to one [`AnswerBook`]: the first run's neighbours are the
+//! reference, and any run that answers a query differently stops the suite
+//! with [`Error::ResultMismatch`].
+//!
+//! # Memory
+//! Bounded independently of the number of queries: at most `Q` queries are in
+//! flight (a [`JoinSet`] that is topped up as answers arrive, so finished
+//! tasks are freed at once); each answer is folded into a [`Recorder`]
+//! (histogram + sums) and checked against the book (one answer per distinct
+//! stored query) and then dropped.
+
+use std::ops::Range;
+use std::sync::Arc;
+use std::time::Instant;
+
+use planner_core::Pricing;
+use tokio::task::JoinSet;
+
+use super::answers::AnswerBook;
+use super::cache::CacheSize;
+use super::recorder::Recorder;
+use super::row::BenchRow;
+use crate::error::{Error, Result};
+use crate::query::{BackendFactory, Index, SearchParams, SearchResult, Searcher};
+
+/// The queries every run draws from.
+#[derive(Debug, Clone)]
+pub struct Workload {
+    /// Query vectors, `nq × dim`, row-major.
+    pub queries: Arc<Vec<f32>>,
+    /// Dimension of the queries.
+    pub dim: usize,
+    /// Ground-truth ids, `nq × k`, and `k`, when known (for recall@10).
+    pub groundtruth: Option<(Arc<Vec<i32>>, usize)>,
+    /// Warm-up queries per run (not measured): queries `0..warmup` of the
+    /// cycle.
+    pub warmup: usize,
+    /// Measured queries per run: queries `warmup..warmup + queries`, query
+    /// `i` being stored query `i mod nq`.
+    pub queries_per_run: usize,
+    /// Prices for the dollars column.
+    pub pricing: Pricing,
+}
+
+impl Workload {
+    /// Number of distinct stored queries.
+    pub fn nq(&self) -> usize {
+        self.queries.len() / self.dim.max(1)
+    }
+
+    fn truth(&self, qi: usize) -> Option<&[i32]> {
+        self.groundtruth
+            .as_ref()
+            .and_then(|(g, k)| g.get(qi * k..(qi + 1) * k))
+    }
+}
+
+/// One index to run on: its payload layout name and the opened index.
+#[derive(Debug, Clone)]
+pub struct Target {
+    /// The layout (reorder method) name shown in rows.
+    pub layout: String,
+    /// The opened index (its store may be simulated).
+    pub index: Arc<Index>,
+}
+
+/// One run: which target, which parameters (policy, P, nprobe…), Q and the
+/// cache size.
+#[derive(Debug, Clone)]
+pub struct RunSpec {
+    /// Index into [`Suite::targets`].
+    pub target: usize,
+    /// Search parameters; `method` is the policy.
+    pub params: SearchParams,
+    /// Query concurrency `Q` (≥ 1).
+    pub concurrency: usize,
+    /// Payload cache size of this run (a fresh, empty cache).
+    pub cache: CacheSize,
+}
+
+/// A benchmark: runs over targets, sharing one identity check.
+pub struct Suite {
+    /// The indexes.
+    pub targets: Vec<Target>,
+    /// The runs, in order.
+    pub runs: Vec<RunSpec>,
+    /// The queries.
+    pub workload: Workload,
+    /// Global limit on concurrent GETs of each run's searcher.
+    pub io_slots: usize,
+    /// Makes the planners of each run's pool.
+    pub factory: BackendFactory,
+}
+
+impl Suite {
+    /// Runs every run in order, calling `progress` with each finished row.
+    ///
+    /// # Errors
+    /// [`Error::Input`] for an empty workload, a Q of 0 or a target index out
+    /// of range; the first failing query's error; [`Error::ResultMismatch`]
+    /// when a run answers a query differently from the first run that
+    /// answered it.
+    pub async fn run(&self, mut progress: impl FnMut(&BenchRow)) -> Result<Vec<BenchRow>> {
+        let w = &self.workload;
+        let nq = w.nq();
+        if nq == 0 || w.queries_per_run == 0 {
+            return Err(Error::input(format!(
+                "bench needs stored queries (have {nq}) and at least one query per run (got {})",
+                w.queries_per_run
+            )));
+        }
+        let mut book = AnswerBook::new(nq);
+        let mut rows = Vec::with_capacity(self.runs.len());
+        for spec in &self.runs {
+            let target = self.targets.get(spec.target).ok_or_else(|| {
+                Error::input(format!("run names target {} of {}", spec.target, self.targets.len()))
+            })?;
+            if spec.concurrency == 0 {
+                return Err(Error::config("--concurrency", 0, "must be >= 1"));
+            }
+            let cache_bytes = spec.cache.bytes(target.index.manifest.payload.size);
+            let searcher = Arc::new(Searcher::new(
+                Arc::clone(&target.index),
+                self.io_slots,
+                cache_bytes,
+                Arc::clone(&self.factory),
+            ));
+            let policy = spec.params.method.to_string();
+            let label = spec.cache.label();
+            let run = book.run(format!(
+                "{policy} on {}, Q={}, cache {label}",
+                target.layout, spec.concurrency
+            ));
+            let params = Arc::new(spec.params.clone());
+            let mut ctx = RunCtx {
+                searcher: &searcher,
+                workload: w,
+                params: &params,
+                concurrency: spec.concurrency,
+                book: &mut book,
+                run,
+            };
+            ctx.drive(0..w.warmup, None).await?;
+            let mut rec = Recorder::new();
+            let start = Instant::now();
+            ctx.drive(w.warmup..w.warmup + w.queries_per_run, Some(&mut rec))
+                .await?;
+            let elapsed = start.elapsed().as_secs_f64();
+            let row = rec.finish(
+                BenchRow {
+                    layout: target.layout.clone(),
+                    policy,
+                    concurrency: spec.concurrency,
+                    parallelism: spec.params.parallelism,
+                    cache: label,
+                    cache_bytes,
+                    warmup: w.warmup,
+                    queries: 0,
+                    nprobe: spec.params.nprobe,
+                    qps: 0.0,
+                    p50_ms: 0.0,
+                    p95_ms: 0.0,
+                    p99_ms: 0.0,
+                    gets_per_query: 0.0,
+                    bytes_per_query: 0.0,
+                    overfetch_per_query: 0.0,
+                    dollars_per_million: 0.0,
+                    plan_us: 0.0,
+                    cache_hit_rate: None,
+                    recall_at_10: None,
+                },
+                elapsed,
+                w.pricing,
+            );
+            progress(&row);
+            rows.push(row);
+        }
+        Ok(rows)
+    }
+}
+
+/// One run in progress.
+struct RunCtx<'a> {
+    searcher: &'a Arc<Searcher>,
+    workload: &'a Workload,
+    params: &'a Arc<SearchParams>,
+    concurrency: usize,
+    book: &'a mut AnswerBook,
+    run: usize,
+}
+
+impl RunCtx<'_> {
+    /// Runs queries `range` (query `i` is stored query `i mod nq`) with at
+    /// most `concurrency` in flight, checking every answer and recording it
+    /// in `rec` when given.
+    async fn drive(&mut self, range: Range<usize>, mut rec: Option<&mut Recorder>) -> Result<()> {
+        let w = self.workload;
+        let (nq, dim) = (w.nq(), w.dim);
+        let mut set: JoinSet<Result<(usize, u64, SearchResult)>> = JoinSet::new();
+        let mut next = range.start;
+        loop {
+            while set.len() < self.concurrency && next < range.end {
+                let qi = next % nq;
+                next += 1;
+                let (s, qs, p) = (
+                    Arc::clone(self.searcher),
+                    Arc::clone(&w.queries),
+                    Arc::clone(self.params),
+                );
+                set.spawn(async move {
+                    let t = Instant::now();
+                    let r = s.search(&qs[qi * dim..(qi + 1) * dim], &p).await?;
+                    Ok((qi, t.elapsed().as_micros() as u64, r))
+                });
+            }
+            let Some(joined) = set.join_next().await else {
+                return Ok(());
+            };
+            let (qi, us, r) =
+                joined.map_err(|e| Error::input(format!("query task failed: {e}")))??;
+            self.book
+                .check(self.run, qi, r.neighbors.iter().map(|n| n.id))?;
+            if let Some(rec) = rec.as_deref_mut() {
+                rec.record(us, &r, w.truth(qi));
+            }
+        }
+    }
+}
