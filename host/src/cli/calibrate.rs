@@ -190,7 +190,7 @@ pub fn execute(args: &CalibrateArgs) -> Result<()> {
         b = b.with_url(u.clone());
     }
     let cfg = args.sim.apply(b).build()?;
-    let concurrency = super::bench::parse_concurrency(&args.concurrency)?;
+    let concurrency = crate::bench::limits::parse_concurrency("--concurrency", &args.concurrency)?;
     let mut mcfg = MeasureConfig {
         sizes: parse_sizes(&args.sizes)?,
         repeats: args.repeats,
