@@ -212,8 +212,9 @@ class VectorsTest(unittest.TestCase):
                 failures.append(f"{path.name}: differs at {d}")
         self.assertEqual(failures, [])
         self.assertGreaterEqual(planned, 50)
+        from importlib.metadata import version
         print(f"\nall {len(paths)} golden vectors passed under wasmtime-py "
-              f"{wasmtime.__dict__.get('__version__', '')}: {planned} planned through the component with "
+              f"{version('wasmtime')}: {planned} planned through the component with "
               f"plans and errors identical bit for bit to expected, {len(paths) - planned} malformed-JSON "
               f"vectors (error_json_*) refused by the decoder as expected")
 
