@@ -22,7 +22,11 @@ async fn suite(caches: &[CacheSize]) -> Suite {
     let reversed: Vec<u32> = identity.iter().rev().copied().collect();
     let mut targets = Vec::new();
     for (name, order) in [("identity", &identity), ("reversed", &reversed)] {
-        let loc = store::open(&format!("memory://bench-suite-{}-{name}", std::process::id())).unwrap();
+        let loc = store::open(&format!(
+            "memory://bench-suite-{}-{name}",
+            std::process::id()
+        ))
+        .unwrap();
         write(&f, &loc, order, name).await;
         targets.push(Target {
             layout: name.into(),
@@ -32,7 +36,13 @@ async fn suite(caches: &[CacheSize]) -> Suite {
     let mut runs = Vec::new();
     for &cache in caches {
         for q in [1, 4] {
-            for (target, policy) in [(0, "separate"), (0, "lance"), (0, "warp"), (1, "min_w"), (1, "warp")] {
+            for (target, policy) in [
+                (0, "separate"),
+                (0, "lance"),
+                (0, "warp"),
+                (1, "min_w"),
+                (1, "warp"),
+            ] {
                 runs.push(RunSpec {
                     target,
                     params: SearchParams {
@@ -92,18 +102,35 @@ async fn every_run_answers_identically_and_the_cache_sweep_cuts_gets() {
     // Per policy and Q, a bigger cache never needs more GETs per query here,
     // and `all` needs fewer than none.
     for q in [1, 4] {
-        for (layout, policy) in [("identity", "separate"), ("identity", "lance"), ("reversed", "warp")] {
+        for (layout, policy) in [
+            ("identity", "separate"),
+            ("identity", "lance"),
+            ("reversed", "warp"),
+        ] {
             let g = |c: &str| {
                 rows.iter()
-                    .find(|r| r.layout == layout && r.policy == policy && r.concurrency == q && r.cache == c)
+                    .find(|r| {
+                        r.layout == layout
+                            && r.policy == policy
+                            && r.concurrency == q
+                            && r.cache == c
+                    })
                     .unwrap()
                     .gets_per_query
             };
-            assert!(g("all") < g("0"), "{policy} Q={q}: {} vs {}", g("all"), g("0"));
+            assert!(
+                g("all") < g("0"),
+                "{policy} Q={q}: {} vs {}",
+                g("all"),
+                g("0")
+            );
         }
     }
     // Row names come from the method's Display.
-    assert!(rows.iter().any(|r| r.policy == planner_core::Method::Lance.to_string()));
+    assert!(
+        rows.iter()
+            .any(|r| r.policy == planner_core::Method::Lance.to_string())
+    );
 
     let dir = std::env::temp_dir().join(format!("warp-bench-plots-{}", std::process::id()));
     let ctx = PlotContext {
@@ -121,7 +148,11 @@ async fn every_run_answers_identically_and_the_cache_sweep_cuts_gets() {
     for p in &files {
         let svg = std::fs::read_to_string(p).unwrap();
         assert!(svg.starts_with("<svg"), "{}", p.display());
-        for caption in ["Workload: tiny fixture", "Machine: test machine", "Command: cargo test"] {
+        for caption in [
+            "Workload: tiny fixture",
+            "Machine: test machine",
+            "Command: cargo test",
+        ] {
             assert!(svg.contains(caption), "{} lacks {caption}", p.display());
         }
         assert!(svg.contains("warp / reversed"), "{}", p.display());
@@ -151,11 +182,26 @@ fn numeric_flags_are_refused_before_any_work() {
     let missing = std::env::temp_dir().join("warp-bench-no-such-index");
     let url = missing.to_str().unwrap();
     for (args, flag) in [
-        (vec!["bench", "--url", url, "--concurrency", "0"], "--concurrency"),
-        (vec!["bench", "--url", url, "--concurrency", "8,x"], "--concurrency"),
-        (vec!["bench", "--url", url, "--queries", "1000000000"], "--queries"),
-        (vec!["bench", "--url", url, "--cache-mib", "120%"], "--cache-mib"),
-        (vec!["bench", "--url", url, "--warmup", "5000000"], "--warmup"),
+        (
+            vec!["bench", "--url", url, "--concurrency", "0"],
+            "--concurrency",
+        ),
+        (
+            vec!["bench", "--url", url, "--concurrency", "8,x"],
+            "--concurrency",
+        ),
+        (
+            vec!["bench", "--url", url, "--queries", "1000000000"],
+            "--queries",
+        ),
+        (
+            vec!["bench", "--url", url, "--cache-mib", "120%"],
+            "--cache-mib",
+        ),
+        (
+            vec!["bench", "--url", url, "--warmup", "5000000"],
+            "--warmup",
+        ),
         (vec!["demo", "--concurrency", "0"], "--concurrency"),
         (vec!["demo", "--queries", "0"], "--queries"),
         (vec!["demo", "--n", "100000000"], "--n"),

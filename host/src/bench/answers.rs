@@ -39,10 +39,16 @@ impl AnswerBook {
     /// # Errors
     /// [`Error::ResultMismatch`] naming both runs and the query;
     /// [`Error::Input`] for a query outside the set.
-    pub fn check(&mut self, run: usize, query: usize, ids: impl Iterator<Item = u32>) -> Result<()> {
-        let slot = self.slots.get_mut(query).ok_or_else(|| {
-            Error::input(format!("query {query} is outside the query set"))
-        })?;
+    pub fn check(
+        &mut self,
+        run: usize,
+        query: usize,
+        ids: impl Iterator<Item = u32>,
+    ) -> Result<()> {
+        let slot = self
+            .slots
+            .get_mut(query)
+            .ok_or_else(|| Error::input(format!("query {query} is outside the query set")))?;
         match slot {
             None => {
                 *slot = Some((run, ids.collect()));
@@ -82,7 +88,10 @@ mod tests {
         let e = book.check(warp, 1, [4, 3].into_iter()).unwrap_err();
         assert!(matches!(e, Error::ResultMismatch { query: 1, .. }), "{e}");
         let text = e.to_string();
-        assert!(text.contains("warp") && text.contains("lance_rule"), "{text}");
+        assert!(
+            text.contains("warp") && text.contains("lance_rule"),
+            "{text}"
+        );
         assert!(text.contains("planning must never change answers"));
         // A shorter or longer answer differs too.
         assert!(book.check(warp, 1, [3].into_iter()).is_err());

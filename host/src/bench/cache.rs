@@ -81,7 +81,11 @@ impl CacheSize {
             .map(Self::parse)
             .collect::<Result<_>>()?;
         if v.is_empty() {
-            return Err(Error::config("--cache-mib", s, "expected at least one size"));
+            return Err(Error::config(
+                "--cache-mib",
+                s,
+                "expected at least one size",
+            ));
         }
         Ok(v)
     }

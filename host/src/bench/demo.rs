@@ -94,7 +94,11 @@ impl DemoConfig {
         check_range("--warmup", self.warmup, 0, MAX_WARMUP)?;
         check_range("--io-slots", self.io_slots, 1, MAX_IO_SLOTS)?;
         if self.concurrency.is_empty() {
-            return Err(Error::config("--concurrency", "", "expected at least one Q"));
+            return Err(Error::config(
+                "--concurrency",
+                "",
+                "expected at least one Q",
+            ));
         }
         for &q in &self.concurrency {
             check_range("--concurrency", q, 1, MAX_CONCURRENCY)?;
@@ -149,7 +153,12 @@ impl DemoConfig {
                         cache,
                     });
                 };
-                for m in [Method::Separate, Method::Lance, Method::ObjectStore, Method::Warp] {
+                for m in [
+                    Method::Separate,
+                    Method::Lance,
+                    Method::ObjectStore,
+                    Method::Warp,
+                ] {
                     add(0, m);
                 }
                 if self.layouts().len() > 1 {
@@ -256,13 +265,49 @@ mod tests {
         let ok = DemoConfig::default();
         ok.validate().unwrap();
         let cases: [(&str, DemoConfig); 7] = [
-            ("--concurrency", DemoConfig { concurrency: vec![0], ..ok.clone() }),
-            ("--queries", DemoConfig { queries: 1_000_000_000, ..ok.clone() }),
+            (
+                "--concurrency",
+                DemoConfig {
+                    concurrency: vec![0],
+                    ..ok.clone()
+                },
+            ),
+            (
+                "--queries",
+                DemoConfig {
+                    queries: 1_000_000_000,
+                    ..ok.clone()
+                },
+            ),
             ("--n", DemoConfig { n: 0, ..ok.clone() }),
-            ("--nlist", DemoConfig { nlist: 200_000, ..ok.clone() }),
-            ("--nprobe", DemoConfig { nprobe: 2000, ..ok.clone() }),
-            ("--io-slots", DemoConfig { io_slots: 0, ..ok.clone() }),
-            ("--reorder", DemoConfig { reorder: "nope".into(), ..ok.clone() }),
+            (
+                "--nlist",
+                DemoConfig {
+                    nlist: 200_000,
+                    ..ok.clone()
+                },
+            ),
+            (
+                "--nprobe",
+                DemoConfig {
+                    nprobe: 2000,
+                    ..ok.clone()
+                },
+            ),
+            (
+                "--io-slots",
+                DemoConfig {
+                    io_slots: 0,
+                    ..ok.clone()
+                },
+            ),
+            (
+                "--reorder",
+                DemoConfig {
+                    reorder: "nope".into(),
+                    ..ok.clone()
+                },
+            ),
         ];
         for (flag, cfg) in cases {
             let e = cfg.validate().unwrap_err().to_string();

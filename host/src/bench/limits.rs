@@ -65,9 +65,14 @@ mod tests {
 
     #[test]
     fn flags_are_named_and_bounded() {
-        assert_eq!(parse_concurrency("--concurrency", "8, 32,128").unwrap(), [8, 32, 128]);
+        assert_eq!(
+            parse_concurrency("--concurrency", "8, 32,128").unwrap(),
+            [8, 32, 128]
+        );
         for bad in ["0", "x", "8,,32", "5000", "-1"] {
-            let e = parse_concurrency("--concurrency", bad).unwrap_err().to_string();
+            let e = parse_concurrency("--concurrency", bad)
+                .unwrap_err()
+                .to_string();
             assert!(e.contains("--concurrency"), "{bad}: {e}");
         }
         let e = check_range("--queries", 1_000_000_000, 1, MAX_QUERIES)

@@ -153,7 +153,11 @@ mod tests {
         }
         assert_eq!(r.len(), 100);
         // 3 significant digits: within 0.1 %.
-        assert!((r.percentile_ms(50.0) - 50.0).abs() <= 0.05, "{}", r.percentile_ms(50.0));
+        assert!(
+            (r.percentile_ms(50.0) - 50.0).abs() <= 0.05,
+            "{}",
+            r.percentile_ms(50.0)
+        );
         assert!((r.percentile_ms(99.0) - 99.0).abs() <= 0.1);
         let row = BenchRow {
             layout: "identity".into(),

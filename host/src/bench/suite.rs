@@ -120,7 +120,11 @@ impl Suite {
         let mut rows = Vec::with_capacity(self.runs.len());
         for spec in &self.runs {
             let target = self.targets.get(spec.target).ok_or_else(|| {
-                Error::input(format!("run names target {} of {}", spec.target, self.targets.len()))
+                Error::input(format!(
+                    "run names target {} of {}",
+                    spec.target,
+                    self.targets.len()
+                ))
             })?;
             if spec.concurrency == 0 {
                 return Err(Error::config("--concurrency", 0, "must be >= 1"));

@@ -60,7 +60,12 @@ pub fn execute(args: &BenchArgs) -> Result<()> {
     let caches = CacheSize::parse_sweep(&args.cache_sweep)?;
     check_range("--cache-mib (number of sizes)", caches.len(), 1, MAX_SWEEP)?;
     let policies: Vec<&str> = args.policies.split(',').map(str::trim).collect();
-    check_range("--policies (number of policies)", policies.len(), 1, MAX_SWEEP)?;
+    check_range(
+        "--policies (number of policies)",
+        policies.len(),
+        1,
+        MAX_SWEEP,
+    )?;
     let cfg = args.search.config(Some(0))?;
     let mut runs = Vec::new();
     for &cache in &caches {

@@ -205,7 +205,10 @@ mod tests {
         assert_eq!(read_vectors(&p).unwrap(), (vec![0.0, 255.0, 7.0, 8.0], 2));
         let p = tmp("a.i8bin");
         std::fs::write(&p, bin_bytes(&[-128i8, 127, -1, 0], 4, i8::to_le_bytes)).unwrap();
-        assert_eq!(read_vectors(&p).unwrap(), (vec![-128.0, 127.0, -1.0, 0.0], 4));
+        assert_eq!(
+            read_vectors(&p).unwrap(),
+            (vec![-128.0, 127.0, -1.0, 0.0], 4)
+        );
         let p = tmp("a.ibin");
         std::fs::write(&p, bin_bytes(&[5i32, 6, 7, 8], 2, i32::to_le_bytes)).unwrap();
         assert_eq!(read_ids(&p).unwrap(), (vec![5, 6, 7, 8], 2));
@@ -255,6 +258,9 @@ mod tests {
         assert!(one_line(read_vectors(&p).unwrap_err()).contains("no vector"));
         std::fs::write(&p, bin_bytes(&[f32::NAN, 1.0], 2, f32::to_le_bytes)).unwrap();
         assert!(one_line(read_vectors(&p).unwrap_err()).contains("not finite"));
-        assert!(matches!(read_vectors(&tmp("missing.u8bin")), Err(FormatError::Io { .. })));
+        assert!(matches!(
+            read_vectors(&tmp("missing.u8bin")),
+            Err(FormatError::Io { .. })
+        ));
     }
 }
