@@ -744,9 +744,15 @@ mod tests {
                 .unwrap_err()
                 .to_string();
             assert!(err.contains("credentials in the URL"), "{url}: {err}");
-            assert!(!err.contains("Zs3kr1t") && !err.contains("AKIAKEY"), "{err}");
+            assert!(
+                !err.contains("Zs3kr1t") && !err.contains("AKIAKEY"),
+                "{err}"
+            );
         }
-        for url in ["s3://AKIA:Zs3kr1t/x", "s3://bucket/x?X-Amz-Signature=Zs3kr1t"] {
+        for url in [
+            "s3://AKIA:Zs3kr1t/x",
+            "s3://bucket/x?X-Amz-Signature=Zs3kr1t",
+        ] {
             let err = open_with_env(url, &StoreOptions::default(), &e)
                 .unwrap_err()
                 .to_string();
