@@ -382,7 +382,10 @@ pub fn redact_text(text: &str) -> String {
                 let value_end = text[i + 1..]
                     .find(|c: char| ends_token(c) || c == '&' || c == '#')
                     .map_or(text.len(), |e| i + 1 + e);
-                if value_end > i + 1 {
+                let value = &text[i + 1..value_end];
+                // Switches (`AWS_SKIP_SIGNATURE=true`) are not secrets.
+                let switch = matches!(value, "true" | "false");
+                if value_end > i + 1 && !switch {
                     out.push_str(&text[last..=i]);
                     out.push_str("***");
                     last = value_end;
@@ -439,6 +442,10 @@ mod tests {
             "AWS_SECRET_ACCESS_KEY=*** next"
         );
         assert_eq!(redact_text("s3://bucket/p?x=1"), "s3://bucket/p?x=1");
+        assert_eq!(
+            redact_text("AWS_SKIP_SIGNATURE=true for"),
+            "AWS_SKIP_SIGNATURE=true for"
+        );
         assert_eq!(redact_text("s3://a,b:S)@bucket/x"), "s3://***@bucket/x");
         assert_eq!(redact_text("é=1 ü-token=abc"), "é=1 ü-token=***");
     }
