@@ -36,7 +36,7 @@ fn sizes_beyond_the_machine_are_refused_before_work() {
     refused(&["query", "--sim-per-mib-ms", "NaN"], &["--sim-per-mib-ms"]);
     refused(&["query", "--sim-tail", "2"], &["--sim-tail"]);
     refused(&["query", "--parallelism", "0.5"], &["--parallelism"]);
-    refused(&["query", "--epsilon", "-1"], &["--epsilon"]);
+    refused(&["query", "--epsilon", "2"], &["--epsilon"]);
     refused(&["query", "--cache-mib", "99999999999"], &["--cache-mib"]);
     refused(&["build", "--synthetic", "1000000000000"], &["--synthetic"]);
     refused(&["build", "--dim", "1000000000"], &["--dim"]);
