@@ -507,8 +507,8 @@ fn wit_instance(req: &PlanRequest<'_>) -> wit::Instance {
             Method::Coalesce { max_gap, max_span } => {
                 wit::Method::Coalesce(wit::CoalesceParams { max_gap, max_span })
             }
-            Method::Lance => wit::Method::Lance,
-            Method::ObjectStore => wit::Method::ObjectStore,
+            Method::LanceRule => wit::Method::LanceRule,
+            Method::ObjectStoreRule => wit::Method::ObjectStoreRule,
         },
     }
 }

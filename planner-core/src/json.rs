@@ -6,7 +6,9 @@
 use serde::Serialize;
 use serde_json::{Map, Value, json};
 
-use crate::{Breakpoint, Interval, Method, Plan, PlanError, PlanRequest, Surrogate, plan_once};
+use crate::{
+    Breakpoint, Interval, Method, ParseError, Plan, PlanError, PlanRequest, Surrogate, plan_once,
+};
 
 /// Default `epsilon` when the instance omits it.
 pub const DEFAULT_EPSILON: f64 = 0.01;
@@ -204,8 +206,16 @@ fn parse_surrogate(v: &Value) -> Result<Surrogate, PlanError> {
 
 fn parse_method(v: &Value) -> Result<Method, PlanError> {
     if let Some(name) = v.as_str() {
-        return Method::from_name(name).ok_or_else(|| {
-            err("method", format!("unknown method {name:?} (warp, exact, frontier, lagrangian, min_w, min_b, separate, lance, object_store, or {{\"coalesce\": {{...}}}})"))
+        return name.parse().map_err(|e: ParseError| {
+            err(
+                "method",
+                format!(
+                    "{:?}: {} (accepted: {}; or {{\"coalesce\": {{\"max_gap\", \"max_span\"}}}})",
+                    e.input(),
+                    e.reason(),
+                    e.accepted()
+                ),
+            )
         });
     }
     let c = v

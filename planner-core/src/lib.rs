@@ -25,7 +25,7 @@
 //! - [`Method`] selects the algorithm: [`Method::Warp`] (call this one), the
 //!   exact reference, the paper's frontier search, the Lagrangian fast path,
 //!   the two endpoints `min_w`/`min_b`, and the baselines `separate`,
-//!   `coalesce`, `lance` and `object_store`.
+//!   `coalesce`, `lance_rule` and `object_store_rule` (models of those readers' rules).
 //! - [`json`] (feature `json`) is the DESIGN §5 contract shared by the CLI, the
 //!   WebAssembly component and the browser demo.
 //!
@@ -62,7 +62,7 @@
 //!     method: Method::Warp,
 //! };
 //! let warp = planner.plan(&req).unwrap().summary;
-//! req.method = Method::ObjectStore;
+//! req.method = Method::ObjectStoreRule;
 //! let coalesced = planner.plan(&req).unwrap().summary;
 //! assert!(warp.t_ms <= coalesced.t_ms);
 //! assert!(warp.t_ms <= 1.01 * warp.lower_bound_ms.unwrap());
@@ -88,6 +88,7 @@ mod planner;
 pub mod reorder;
 mod search;
 mod spans;
+mod spelling;
 mod surrogate;
 pub mod workload;
 mod workspace;
@@ -101,5 +102,6 @@ pub use plan::{PlanSummary, Pricing, Request, summarize};
 pub use planner::{
     FrontierPoint, PLAN_ONCE_WORKSPACE_LIMIT, Plan, PlanRequest, Planner, plan_once,
 };
+pub use spelling::ParseError;
 pub use surrogate::{Breakpoint, MIB, Surrogate};
 pub use workspace::Capacity;

@@ -1,6 +1,6 @@
 //! The allocation-bounded planner: validate, dispatch to a method, report.
 
-use crate::baseline::{OBJECT_STORE_COALESCE_GAP, coalesce, lance, separate};
+use crate::baseline::{OBJECT_STORE_COALESCE_GAP, coalesce, lance_rule, separate};
 use crate::dp::layered;
 use crate::feasibility::{flat_cap, min_b_cap};
 use crate::frontier::{self, Mode};
@@ -133,11 +133,11 @@ impl Planner {
             Method::Coalesce { max_gap, max_span } => {
                 (coalesce::plan(&sp, max_gap, max_span, &mut ws.best), None)
             }
-            Method::ObjectStore => (
+            Method::ObjectStoreRule => (
                 coalesce::plan(&sp, OBJECT_STORE_COALESCE_GAP, None, &mut ws.best),
                 None,
             ),
-            Method::Lance => (lance::plan(&sp, &mut ws.best)?, None),
+            Method::LanceRule => (lance_rule::plan(&sp, &mut ws.best)?, None),
             Method::MinW | Method::MinB => {
                 let cap = if req.method == Method::MinW {
                     sp.total_span()

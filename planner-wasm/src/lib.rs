@@ -98,8 +98,8 @@ impl From<wit::Instance> for Instance {
                     max_gap: c.max_gap,
                     max_span: c.max_span,
                 },
-                wit::Method::Lance => Method::Lance,
-                wit::Method::ObjectStore => Method::ObjectStore,
+                wit::Method::LanceRule => Method::LanceRule,
+                wit::Method::ObjectStoreRule => Method::ObjectStoreRule,
             },
         }
     }

@@ -101,7 +101,7 @@ async function load() {
 }
 
 const U64_MAX = (1n << 64n) - 1n;
-const METHODS = ['warp', 'exact', 'frontier', 'lagrangian', 'min_w', 'min_b', 'separate', 'lance', 'object_store'];
+const METHODS = ['warp', 'exact', 'frontier', 'lagrangian', 'min_w', 'min_b', 'separate', 'lance_rule', 'object_store_rule'];
 
 class DecodeError extends Error {}
 

@@ -24,7 +24,7 @@ ROOT = Path(__file__).resolve().parents[2]
 COMPONENT = Path(os.environ.get("WARP_COMPONENT", ROOT / "target/planner-component/planner.wasm"))
 VECTORS = ROOT / "tests/vectors"
 INTERFACE = "warp:planner/planner@0.1.0"
-METHODS = ["warp", "exact", "frontier", "lagrangian", "min_w", "min_b", "separate", "lance", "object_store"]
+METHODS = ["warp", "exact", "frontier", "lagrangian", "min_w", "min_b", "separate", "lance_rule", "object_store_rule"]
 U64_MAX = (1 << 64) - 1
 
 

@@ -175,8 +175,8 @@ pub fn cases() -> Vec<Case> {
         "min_w",
         "min_b",
         "separate",
-        "lance",
-        "object_store",
+        "lance_rule",
+        "object_store_rule",
     ] {
         add(&format!("method_{method}"), base.clone().m(method).value());
     }
@@ -253,7 +253,7 @@ pub fn cases() -> Vec<Case> {
     );
 
     // ---- tiny n ----
-    for method in ["warp", "exact", "min_b", "separate", "lance"] {
+    for method in ["warp", "exact", "min_b", "separate", "lance_rule"] {
         add(
             &format!("empty_intervals_{method}"),
             Inst::new(vec![]).m(method).value(),
@@ -313,8 +313,8 @@ pub fn cases() -> Vec<Case> {
     ];
     add("near_u64_max", Inst::new(top.clone()).k(2).value());
     add(
-        "near_u64_max_object_store",
-        Inst::new(top.clone()).m("object_store").value(),
+        "near_u64_max_object_store_rule",
+        Inst::new(top.clone()).m("object_store_rule").value(),
     );
     add(
         "near_u64_max_exact_unbounded",
@@ -359,8 +359,8 @@ pub fn cases() -> Vec<Case> {
         "min_w",
         "min_b",
         "separate",
-        "lance",
-        "object_store",
+        "lance_rule",
+        "object_store_rule",
     ] {
         add(
             &format!("ivf_n256_{method}"),
@@ -390,13 +390,13 @@ pub fn cases() -> Vec<Case> {
 
     // ---- baselines' own rules ----
     add(
-        "lance_splits_long_range",
+        "lance_rule_splits_long_range",
         Inst::new(vec![
             (0, 40 * MIB),
             (40 * MIB + 4 * KIB, MIB),
             (80 * MIB, 4 * KIB),
         ])
-        .m("lance")
+        .m("lance_rule")
         .value(),
     );
     add(

@@ -149,9 +149,9 @@ pub fn execute(args: &DemoArgs) -> Result<()> {
             args.nprobe
         ));
         let cfg = opts.config(Some(0))?;
-        let mut runs: Vec<(usize, &str)> = vec![(0, "separate"), (0, "lance"), (0, "object_store"), (0, "warp")];
+        let mut runs: Vec<(usize, &str)> = vec![(0, "separate"), (0, "lance_rule"), (0, "object_store_rule"), (0, "warp")];
         if layouts.len() > 1 {
-            runs.push((1, "lance"));
+            runs.push((1, "lance_rule"));
             runs.push((1, "warp"));
         }
         let queries = Arc::new(queries.clone());
@@ -201,7 +201,7 @@ pub fn execute(args: &DemoArgs) -> Result<()> {
             .find(|r| r.layout == layout && r.policy == policy)
     };
     let best = layouts.last().map_or("identity", String::as_str);
-    if let (Some(l), Some(w)) = (find("identity", "lance"), find(best, "warp")) {
+    if let (Some(l), Some(w)) = (find("identity", "lance_rule"), find(best, "warp")) {
         println!(
             "warp on {best} vs lance on identity: {:.1}x fewer GETs/query, {:.2}x QPS, p99 {:.0} vs {:.0} ms ({:.0} s total)",
             l.gets_per_query / w.gets_per_query.max(1e-9),

@@ -232,7 +232,7 @@ pub struct QueryArgs {
     /// Query number N of the query set stored with the index (default 0).
     #[arg(long)]
     pub query_index: Option<usize>,
-    /// Planning policy: separate, lance, object_store, coalesce:GAP, warp.
+    /// Planning policy: separate, lance_rule, object_store_rule, coalesce:GAP, warp.
     #[arg(long, default_value = "warp")]
     pub policy: String,
     /// Also print the probe intervals and the plan (DESIGN §5 instance and plan).

@@ -150,49 +150,17 @@ impl BackendPool {
     }
 }
 
-/// Parses a policy name: `separate`, `lance`, `object_store`,
-/// `coalesce:GAP` (bytes; `K`/`M` suffixes for KiB/MiB), `warp`, or any
-/// other planner method name (`min_w`, `min_b`, `frontier`, `lagrangian`,
-/// `exact`).
+/// Parses a policy (a [`Method`] spelling: `warp`, `separate`,
+/// `coalesce:1MiB`, `lance_rule`, … — see [`Method::SPELLINGS`]).
 ///
 /// # Errors
-/// [`Error::Config`] naming the policy.
+/// [`Error::Config`] naming the policy and listing the accepted spellings.
 pub fn parse_policy(s: &str) -> Result<Method> {
-    if let Some(gap) = s.strip_prefix("coalesce:") {
-        let (digits, mult) = match gap.as_bytes().last() {
-            Some(b'K' | b'k') => (&gap[..gap.len() - 1], 1024),
-            Some(b'M' | b'm') => (&gap[..gap.len() - 1], 1 << 20),
-            _ => (gap, 1),
-        };
-        let max_gap = digits
-            .parse::<u64>()
-            .ok()
-            .and_then(|g| g.checked_mul(mult))
-            .ok_or_else(|| {
-                Error::config(
-                    "policy",
-                    s,
-                    "coalesce:GAP needs a byte count, e.g. coalesce:65536 or coalesce:64K",
-                )
-            })?;
-        return Ok(Method::Coalesce {
-            max_gap,
-            max_span: None,
-        });
-    }
-    Method::from_name(s).ok_or_else(|| {
-        Error::config(
-            "policy",
-            s,
-            "unknown policy (separate, lance, object_store, coalesce:GAP, warp, min_w, min_b, frontier, lagrangian, exact)",
-        )
-    })
+    s.parse()
+        .map_err(|e: planner_core::ParseError| Error::config("policy", s, e.to_string()))
 }
 
-/// The display name of a policy (`coalesce:65536` for coalescing).
+/// The canonical spelling of a policy (its `Display`, e.g. `coalesce:64KiB`).
 pub fn policy_name(m: &Method) -> String {
-    match m {
-        Method::Coalesce { max_gap, .. } => format!("coalesce:{max_gap}"),
-        m => m.name().to_string(),
-    }
+    m.to_string()
 }

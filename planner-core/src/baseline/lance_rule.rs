@@ -1,4 +1,4 @@
-//! Lance's cloud I/O scheduler rule.
+//! A model of Lance's cloud I/O scheduler rule (the rule as documented, not Lance itself).
 
 use super::{LANCE_BLOCK_SIZE, LANCE_MAX_IOP_SIZE, coalesce};
 use crate::PlanError;
