@@ -2,7 +2,7 @@
 
 use core::cmp::Reverse;
 
-use crate::feasibility::{flat_cap, min_b_cap};
+use crate::min_b::{flat_cap, min_b_cap};
 use crate::search::{Inner, Search};
 
 /// Exact `min T_P` over plans with `|π| ≤ K_max`; the plan is left in the

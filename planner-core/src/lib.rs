@@ -75,14 +75,15 @@ mod baseline;
 mod dp;
 mod error;
 mod exact;
-mod feasibility;
-mod frontier;
+mod frontier_search;
 mod interval;
 #[cfg(feature = "json")]
 pub mod json;
 mod lagrangian;
 mod method;
+mod min_b;
 mod objective;
+mod pareto;
 mod plan;
 mod planner;
 pub mod reorder;
@@ -98,10 +99,9 @@ pub use error::PlanError;
 pub use interval::{Interval, validate};
 pub use method::Method;
 pub use objective::{Parallelism, compare_plans};
+pub use pareto::FrontierPoint;
 pub use plan::{PlanSummary, Pricing, Request, summarize};
-pub use planner::{
-    FrontierPoint, PLAN_ONCE_WORKSPACE_LIMIT, Plan, PlanRequest, Planner, plan_once,
-};
+pub use planner::{PLAN_ONCE_WORKSPACE_LIMIT, Plan, PlanRequest, Planner, plan_once};
 pub use spelling::ParseError;
 pub use surrogate::{Breakpoint, MIB, Surrogate};
 pub use workspace::Capacity;

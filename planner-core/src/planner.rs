@@ -1,12 +1,13 @@
 //! The allocation-bounded planner: validate, dispatch to a method, report.
 
 use crate::baseline::{OBJECT_STORE_COALESCE_GAP, coalesce, lance_rule, separate};
-use crate::dp::layered;
-use crate::feasibility::{flat_cap, min_b_cap};
-use crate::frontier::{self, Mode};
+use crate::dp::thresholded;
+use crate::frontier_search::{self, Mode};
 use crate::interval::{Interval, validate_with};
 use crate::method::Method;
+use crate::min_b::{flat_cap, min_b_cap};
 use crate::objective::Parallelism;
+use crate::pareto::{self, FrontierPoint};
 use crate::plan::{PlanSummary, Request, summarize};
 use crate::search::Search;
 use crate::spans::Spans;
@@ -145,9 +146,15 @@ impl Planner {
                     flat_cap(&sp, min_b_cap(&sp, k_max))
                 };
                 let convex = req.surrogate.is_convex();
-                let len =
-                    layered::capped_min_w(&sp, cap, k_max, convex, &mut ws.layered, &mut ws.best)
-                        .unwrap_or(0);
+                let len = thresholded::capped_min_w(
+                    &sp,
+                    cap,
+                    k_max,
+                    convex,
+                    &mut ws.layered,
+                    &mut ws.best,
+                )
+                .unwrap_or(0);
                 let optimal_for_p = match p {
                     Parallelism::Finite(v) => req.method == Method::MinW && v == 1.0,
                     Parallelism::Unbounded => req.method == Method::MinB,
@@ -163,11 +170,13 @@ impl Planner {
                 } else {
                     match req.method {
                         Method::Exact => exact::search(&mut s),
-                        Method::Frontier => frontier::search(&mut s, req.epsilon, Mode::Exact),
-                        Method::Lagrangian => {
-                            frontier::search(&mut s, req.epsilon, Mode::Lagrangian)
+                        Method::Frontier => {
+                            frontier_search::search(&mut s, req.epsilon, Mode::Exact)
                         }
-                        _ => frontier::search(&mut s, req.epsilon, Mode::Auto),
+                        Method::Lagrangian => {
+                            frontier_search::search(&mut s, req.epsilon, Mode::Lagrangian)
+                        }
+                        _ => frontier_search::search(&mut s, req.epsilon, Mode::Auto),
                     }
                 };
                 (s.best_len, Some(lb))
@@ -232,12 +241,9 @@ impl Planner {
     /// The `(B, W)` Pareto frontier of plans with `|π| ≤ K_max`, `B` ascending:
     /// for each vertex, the least-`W` plan whose longest span is at most its cap.
     ///
-    /// # Math
-    /// `W*(Λ)` is a nonincreasing step function of the span cap `Λ`. Starting
-    /// at `Λ = span(0, n−1)`, the capped optimum at `Λ` has longest span
-    /// `b ≤ Λ` and `W*` is constant on `[b, Λ]`, so the next vertex is the
-    /// capped optimum at `b − 1`; the walk stops below the min-B cap. Each step
-    /// yields one Pareto vertex (points of equal `W` keep the smaller `B`).
+    /// This is the paper's Pareto walk: from the uncapped plan, each vertex is
+    /// the capped optimum just below the previous vertex's longest span,
+    /// down to the min-B cap.
     /// With `exact`, every cap uses the exact thresholded DP; otherwise the
     /// Lagrangian evaluation (points then flagged by [`FrontierPoint::exact`]).
     ///
@@ -264,71 +270,9 @@ impl Planner {
             &self.bounds.end[..n],
             req.surrogate,
         );
-        let required = sp.required_bytes();
-        let convex = req.surrogate.is_convex();
-        let cap_b = min_b_cap(&sp, k_max);
-        let ws = &mut self.ws;
-        let mut cap = sp.total_span();
-        while out.len() < max_points {
-            let (len, is_exact) = if exact {
-                match layered::capped_min_w(&sp, cap, k_max, convex, &mut ws.layered, &mut ws.cand)
-                {
-                    Some(len) => (len, true),
-                    None => break,
-                }
-            } else {
-                match crate::lagrangian::at_cap(
-                    &sp,
-                    cap,
-                    k_max,
-                    convex,
-                    &mut ws.penalized,
-                    &mut ws.cand,
-                ) {
-                    Some(ev) => (ev.len, ev.exact),
-                    None => break,
-                }
-            };
-            let plan = &ws.cand[..len];
-            let s = summarize(plan, required, req.surrogate, p);
-            let b = plan.iter().map(|r| r.len).max().unwrap_or(0);
-            let point = FrontierPoint {
-                cap: b,
-                b_ms: s.b_ms,
-                w_ms: s.w_ms,
-                requests: s.requests,
-                bytes: s.bytes,
-                exact: is_exact,
-            };
-            match out.last_mut() {
-                Some(last) if last.w_ms == point.w_ms => *last = point,
-                _ => out.push(point),
-            }
-            if b <= cap_b {
-                break;
-            }
-            cap = b - 1;
-        }
-        out.reverse();
+        pareto::walk(&sp, k_max, p, exact, max_points, &mut self.ws, out);
         Ok(())
     }
-}
-
-/// One vertex of the `(B, W)` frontier (see [`Planner::frontier`]).
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub struct FrontierPoint {
-    /// Longest span of the plan, bytes (the cap it is optimal for).
-    pub cap: u64,
-    /// `B` of the plan, ms.
-    pub b_ms: f64,
-    /// `W` of the plan, ms.
-    pub w_ms: f64,
-    /// Requests of the plan.
-    pub requests: usize,
-    /// Bytes of the plan.
-    pub bytes: u64,
-    /// Whether the plan is proven `W`-optimal for its cap.
-    pub exact: bool,
 }
 
 /// Workspace limit of [`plan_once`]: 1 GiB.

@@ -2,7 +2,7 @@
 
 use core::cmp::Ordering;
 
-use crate::dp::layered;
+use crate::dp::thresholded;
 use crate::lagrangian::{self, CapEval};
 use crate::objective::{Parallelism, compare_plans};
 use crate::plan::{PlanSummary, summarize};
@@ -55,7 +55,7 @@ impl<'a, 'b> Search<'a, 'b> {
     pub fn eval(&mut self, cap: u64, inner: Inner) -> Option<(CapEval, u64)> {
         let ev = match inner {
             Inner::Exact => {
-                let len = layered::capped_min_w(
+                let len = thresholded::capped_min_w(
                     self.sp,
                     cap,
                     self.k_max,

@@ -8,7 +8,7 @@
 
 use core::fmt;
 
-/// The binary units of [`parse_size`] and [`fmt_size`], largest first.
+/// The binary units of [`parse_size`] and [`Size`], largest first.
 const UNITS: [(&str, u64); 3] = [("GiB", 1 << 30), ("MiB", 1 << 20), ("KiB", 1 << 10)];
 
 /// The longest piece of user input an error repeats, in characters.

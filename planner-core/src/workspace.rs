@@ -4,9 +4,9 @@ use core::cmp::Reverse;
 use std::collections::BinaryHeap;
 
 use crate::PlanError;
-use crate::dp::layered::LayeredWs;
 use crate::dp::penalized::PenalizedWs;
-use crate::frontier::Eval;
+use crate::dp::thresholded::LayeredWs;
+use crate::frontier_search::Eval;
 use crate::plan::Request;
 
 /// The sizes a [`Planner`](crate::Planner) is built for.

@@ -146,7 +146,7 @@ fn malformed_documents_name_the_field() {
     );
     let mut d = base();
     d["method"] = json!("fastest");
-    assert!(err(d).starts_with("method: unknown method \"fastest\""));
+    assert!(err(d).starts_with("method: \"fastest\": unknown method (accepted: warp, "));
     let mut d = base();
     d["method"] = json!({"coalesce": {"max_gap": 10, "max_spam": 3}});
     assert_eq!(err(d), "method.coalesce.max_spam: unknown field");

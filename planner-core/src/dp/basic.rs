@@ -1,7 +1,7 @@
 //! Row scans of the basic `O(n²)`-per-layer program (any nondecreasing `t`).
 
 use super::Score;
-use super::layered::Layer;
+use super::layer::Layer;
 
 /// `cur[i] = min_j layer.value(i, j)` for every row in `first..=last`, scanning
 /// each row's whole column range; leftmost argmin into `choice[i]`.

@@ -1,5 +1,6 @@
 //! The count-free program with a price `λ` per request (Lagrangian inner step).
 
+use super::window::Window;
 use crate::plan::Request;
 use crate::spans::Spans;
 
@@ -48,7 +49,7 @@ pub(crate) struct PenalizedWs {
     pub queue_col: Vec<u32>,
     pub queue_top: Vec<u32>,
     /// Column keys of the affine sliding window.
-    pub pen_keys: Vec<super::affine::PenKey>,
+    pub pen_keys: Vec<PenKey>,
 }
 
 impl PenalizedWs {
@@ -58,7 +59,7 @@ impl PenalizedWs {
             next: vec![0; n],
             queue_col: vec![0; n],
             queue_top: vec![0; n],
-            pen_keys: vec![super::affine::PenKey::ZERO; n],
+            pen_keys: vec![PenKey::ZERO; n],
         }
     }
 
@@ -116,8 +117,8 @@ pub(crate) fn solve(
     ws: &mut PenalizedWs,
 ) -> PenScore {
     let n = sp.n();
-    if let Some(b) = super::affine::per_byte(sp) {
-        return super::affine::solve_penalized(sp, cap, lambda, b, ws);
+    if let Some(b) = super::per_byte(sp) {
+        return solve_affine(sp, cap, lambda, b, ws);
     }
     ws.g[n] = PenScore::ZERO;
     if !monotone {
@@ -190,4 +191,64 @@ pub(crate) fn solve(
 /// Writes the plan found by the last [`solve`] into `out`; returns its length.
 pub(crate) fn write_plan(sp: &Spans<'_>, ws: &PenalizedWs, out: &mut [Request]) -> usize {
     super::unroll(sp, |_, i| ws.next[i] as usize, out)
+}
+
+/// Column key of the penalized program: `(b·(end_j − start_0) + pen_tail, k_tail,
+/// (end_j − start_0) + bytes_tail)`.
+///
+/// `bytes` fits `u64` (unlike the layered key, whose tails may be infinite):
+/// the tail is a plan of intervals `j + 1..n`, so its bytes are at most
+/// `end_{n−1} − start_{j+1} ≤ end_{n−1} − end_j`, and the sum is at most
+/// `end_{n−1} − start_0`.
+#[derive(Clone, Copy)]
+pub(crate) struct PenKey {
+    pen: f64,
+    k: u32,
+    bytes: u64,
+}
+
+impl PenKey {
+    pub const ZERO: PenKey = PenKey {
+        pen: 0.0,
+        k: 0,
+        bytes: 0,
+    };
+}
+
+/// Affine version of [`solve`]: `O(n)` with a sliding window.
+fn solve_affine(sp: &Spans<'_>, cap: u64, lambda: f64, b: f64, ws: &mut PenalizedWs) -> PenScore {
+    let n = sp.n();
+    let base = sp.start[0];
+    ws.g[n] = PenScore::ZERO;
+    let mut win = Window::new(&mut ws.queue_col, &mut ws.pen_keys);
+    let le = |x: &PenKey, y: &PenKey| {
+        if x.pen != y.pen {
+            return x.pen < y.pen;
+        }
+        if x.k != y.k {
+            return x.k < y.k;
+        }
+        x.bytes <= y.bytes
+    };
+    let mut hi = n - 1;
+    for i in (0..n).rev() {
+        let tail = ws.g[i + 1];
+        let rel = sp.end[i] - base;
+        win.push(
+            i,
+            PenKey {
+                pen: b * rel as f64 + tail.pen,
+                k: tail.k,
+                bytes: rel + tail.bytes,
+            },
+            le,
+        );
+        while sp.span(i, hi) > cap {
+            hi -= 1;
+        }
+        let j = win.best(hi).unwrap_or(i);
+        ws.g[i] = value(sp, cap, lambda, &ws.g, i, j);
+        ws.next[i] = j as u32;
+    }
+    ws.g[0]
 }

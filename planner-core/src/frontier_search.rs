@@ -1,6 +1,6 @@
 //! Adaptive frontier search for finite `P` (paper §4.3).
 
-use crate::feasibility::{flat_cap, min_b_cap};
+use crate::min_b::{flat_cap, min_b_cap};
 use crate::search::{Inner, Search};
 use crate::workspace::Capacity;
 

@@ -1,8 +1,10 @@
-//! Exact `min W` with every span `≤ Λ` and at most `K_max` groups.
+//! The thresholded DP (paper §4.1): exact `min W` with every span `≤ Λ` and
+//! at most `K_max` groups.
 
 use super::affine::{self, LayerKey};
-use super::{Score, basic, monge, unroll};
-use crate::feasibility::reach;
+use super::layer::Layer;
+use super::{Score, basic, monge, per_byte, unroll};
+use crate::min_b::reach;
 use crate::plan::Request;
 use crate::spans::Spans;
 
@@ -39,32 +41,6 @@ impl LayeredWs {
     }
 }
 
-/// One layer's row problem: `cur[i] = min_j c(i, j) + prev[j + 1]` for rows
-/// `rows`, column range of row `i` = `[max(i, col_lo), min(hi[i], col_hi)]`.
-pub(crate) struct Layer<'a> {
-    pub sp: &'a Spans<'a>,
-    pub prev: &'a [Score],
-    pub hi: &'a [u32],
-    pub col_lo: usize,
-    pub col_hi: usize,
-}
-
-impl Layer<'_> {
-    #[inline]
-    pub fn cols(&self, i: usize) -> (usize, usize) {
-        (i.max(self.col_lo), (self.hi[i] as usize).min(self.col_hi))
-    }
-
-    #[inline]
-    pub fn value(&self, i: usize, j: usize) -> Score {
-        let tail = self.prev[j + 1];
-        Score {
-            w: self.sp.cost(i, j) + tail.w,
-            bytes: self.sp.span(i, j) + tail.bytes,
-        }
-    }
-}
-
 /// Exact sum-minimizing DP (paper §4.1) under span cap `cap`:
 /// `min W(π)` over plans with `|π| ≤ k_max` and every `L_g ≤ cap`, ties broken
 /// by fewer requests, fewer bytes, lexicographically smallest ends.
@@ -98,7 +74,7 @@ pub(crate) fn capped_min_w(
         return None;
     }
     let kk = k_max.min(n);
-    let per_byte = affine::per_byte(sp);
+    let per_byte = per_byte(sp);
     ws.prev[..=n].fill(Score::INF);
     ws.prev[n] = Score::ZERO;
     let mut prev_first_row = n; // first feasible row of layer k − 1
