@@ -12,6 +12,7 @@ pub mod config;
 pub mod error;
 pub mod formats;
 pub mod ivf;
+pub mod limits;
 pub mod progress;
 pub mod query;
 pub mod store;

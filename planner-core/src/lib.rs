@@ -76,6 +76,7 @@ mod dp;
 mod error;
 mod exact;
 mod frontier_search;
+mod interrupt;
 mod interval;
 #[cfg(feature = "json")]
 pub mod json;
@@ -95,13 +96,13 @@ pub mod workload;
 mod workspace;
 
 pub use baseline::{LANCE_BLOCK_SIZE, LANCE_MAX_IOP_SIZE, OBJECT_STORE_COALESCE_GAP};
-pub use error::PlanError;
+pub use error::{Field, PlanError, Resource};
 pub use interval::{Interval, validate};
 pub use method::Method;
 pub use objective::{Parallelism, compare_plans};
 pub use pareto::FrontierPoint;
 pub use plan::{PlanSummary, Pricing, Request, summarize};
-pub use planner::{PLAN_ONCE_WORKSPACE_LIMIT, Plan, PlanRequest, Planner, plan_once};
+pub use planner::{Plan, PlanRequest, Planner, plan_once};
 pub use spelling::ParseError;
 pub use surrogate::{Breakpoint, MIB, Surrogate};
 pub use workspace::Capacity;

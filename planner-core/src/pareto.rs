@@ -2,6 +2,7 @@
 //! by vertex ([`Planner::frontier`](crate::Planner::frontier)).
 
 use crate::dp::thresholded;
+use crate::interrupt::Stop;
 use crate::lagrangian;
 use crate::min_b::min_b_cap;
 use crate::objective::Parallelism;
@@ -54,12 +55,28 @@ pub(crate) fn walk(
     let mut cap = sp.total_span();
     while out.len() < max_points {
         let (len, is_exact) = if exact {
-            match thresholded::capped_min_w(sp, cap, k_max, convex, &mut ws.layered, &mut ws.cand) {
+            match thresholded::capped_min_w(
+                sp,
+                cap,
+                k_max,
+                convex,
+                &mut ws.layered,
+                &mut ws.cand,
+                &mut Stop::never(),
+            ) {
                 Some(len) => (len, true),
                 None => break,
             }
         } else {
-            match lagrangian::at_cap(&sp, cap, k_max, convex, &mut ws.penalized, &mut ws.cand) {
+            match lagrangian::at_cap(
+                sp,
+                cap,
+                k_max,
+                convex,
+                &mut ws.penalized,
+                &mut ws.cand,
+                &mut Stop::never(),
+            ) {
                 Some(ev) => (ev.len, ev.exact),
                 None => break,
             }

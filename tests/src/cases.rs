@@ -327,6 +327,40 @@ pub fn cases() -> Vec<Case> {
             .value(),
     );
 
+    // ---- huge lengths, budgets and capacities (issue 10: runtimes must agree
+    // on errors too; a u32 saturation on wasm32 made the component print
+    // `requests: 4294967295` where native printed `549755813888`) ----
+    add(
+        "error_lance_rule_len_2_63",
+        Inst::new(vec![(0, 1 << 63)]).m("lance_rule").value(),
+    );
+    add(
+        "lance_rule_17_pieces_fit",
+        Inst::new(vec![(0, 16 * MIB * 17)]).m("lance_rule").value(),
+    );
+    add(
+        "separate_len_near_u64_max",
+        Inst::new(vec![(0, u64::MAX - 1)]).m("separate").value(),
+    );
+    add(
+        "k_max_u64_max",
+        Inst::new(vec![(0, MIB), (4 * MIB, MIB), (64 * MIB, MIB)])
+            .k(u64::MAX)
+            .m("min_w")
+            .value(),
+    );
+    // 16 500 intervals with K_max = n: a 1.09 GB DP table, over the 1 GiB
+    // default plan memory limit; warp plans it without the table.
+    let wide: Vec<(u64, u64)> = (0..16_500).map(|i| (i * 8192, 4096)).collect();
+    add(
+        "error_memory_limit_min_w_n16500",
+        Inst::new(wide.clone()).k(16_500).m("min_w").value(),
+    );
+    add(
+        "memory_limit_warp_without_table_n16500",
+        Inst::new(wide).k(16_500).value(),
+    );
+
     // ---- IVF-like instances up to n = 256 ----
     add(
         "ivf_n16",

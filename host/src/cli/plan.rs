@@ -10,10 +10,12 @@ use std::path::PathBuf;
 
 use anyhow::Context;
 use clap::Args;
+use planner_core::Plan;
 use planner_core::json::{Instance, PlanJson};
-use planner_core::{Capacity, Plan, Planner};
 
 use crate::component::PlannerComponent;
+use crate::limits::Limits;
+use crate::query::{NativeBackend, PlanBackend};
 
 /// Arguments of `warp plan`.
 #[derive(Debug, Args)]
@@ -56,9 +58,11 @@ pub fn execute(args: &PlanArgs) -> anyhow::Result<()> {
     let inst = Instance::from_json(&text)?;
     let req = inst.request();
     let out = if args.native {
-        let n = inst.intervals.len();
-        let mut planner = Planner::new(Capacity::new(n, inst.k_max.min(n)))?;
-        PlanJson::from(&planner.plan(&req)?)
+        let (requests, summary) = NativeBackend::new(Limits::default()).plan(&req)?;
+        PlanJson::from(&Plan {
+            requests: &requests,
+            summary,
+        })
     } else {
         let (requests, summary) = PlannerComponent::new()?.plan(&req)?;
         PlanJson::from(&Plan {

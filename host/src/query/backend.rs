@@ -4,17 +4,23 @@
 //! query at most), so the allocation-bounded planners are reused.
 
 use std::sync::{Arc, Mutex};
+use std::time::Instant;
 
-use planner_core::{Capacity, Method, PlanRequest, PlanSummary, Planner, Request};
+use planner_core::{Method, PlanRequest, PlanSummary, Planner, Request};
 
 use crate::error::{Error, Result};
+use crate::limits::Limits;
 
-/// Something that plans requests.
+/// Something that plans requests: the native planner or the planner
+/// component, under the same [`Limits`] and with the same errors.
 pub trait PlanBackend: Send {
     /// Plans `req`.
     ///
     /// # Errors
-    /// [`Error::Plan`] for a refused request, [`Error::Planner`] when the
+    /// [`Error::Plan`] for a refused request — including
+    /// [`PlanError::MemoryLimit`](planner_core::PlanError::MemoryLimit) and
+    /// [`PlanError::Interrupted`](planner_core::PlanError::Interrupted) at the
+    /// deadline, identical for both backends — and [`Error::Planner`] when the
     /// backend itself fails.
     fn plan(&mut self, req: &PlanRequest<'_>) -> Result<(Vec<Request>, PlanSummary)>;
 
@@ -22,35 +28,34 @@ pub trait PlanBackend: Send {
     fn name(&self) -> &'static str;
 }
 
-/// `planner_core::Planner` in-process; grows its capacity when a request
-/// exceeds it (re-allocating once, then planning allocation-free again).
+/// `planner_core::Planner` in-process: grown with
+/// [`Planner::reserve`] to what each request's method needs within
+/// [`Limits::plan_memory_bytes`] (re-allocating once, then planning
+/// allocation-free again), and stopped at [`Limits::plan_deadline`].
+#[derive(Debug)]
 pub struct NativeBackend {
     planner: Planner,
+    limits: Limits,
 }
 
 impl NativeBackend {
-    /// A planner for up to `max_intervals` intervals and budget `max_k`.
-    ///
-    /// # Errors
-    /// [`Error::Plan`] when the capacity is unrepresentable.
-    pub fn new(max_intervals: usize, max_k: usize) -> Result<Self> {
-        Ok(Self {
-            planner: Planner::new(Capacity::new(max_intervals, max_k))?,
-        })
+    /// An empty planner under `limits`.
+    pub fn new(limits: Limits) -> Self {
+        Self {
+            planner: Planner::with_memory_limit(limits.plan_memory_bytes),
+            limits,
+        }
     }
 }
 
 impl PlanBackend for NativeBackend {
     fn plan(&mut self, req: &PlanRequest<'_>) -> Result<(Vec<Request>, PlanSummary)> {
-        let cap = self.planner.capacity();
-        let need = Capacity::new(
-            req.intervals.len().max(cap.max_intervals),
-            req.k_max.min(req.intervals.len()).max(cap.max_k),
-        );
-        if need != cap {
-            self.planner = Planner::new(need)?;
-        }
-        let plan = self.planner.plan(req)?;
+        self.planner
+            .reserve(req.intervals.len(), req.k_max, &req.method)?;
+        let deadline = Instant::now() + self.limits.plan_deadline(req);
+        let plan = self
+            .planner
+            .plan_until(req, &mut || Instant::now() >= deadline)?;
         Ok((plan.requests.to_vec(), plan.summary))
     }
 
@@ -60,15 +65,16 @@ impl PlanBackend for NativeBackend {
 }
 
 /// The planner component (wasmtime), one instance per pooled backend.
+#[derive(Debug)]
 pub struct ComponentBackend(crate::component::PlannerComponent);
 
 impl ComponentBackend {
-    /// Instantiates the embedded component.
+    /// Instantiates the embedded component under `limits`.
     ///
     /// # Errors
     /// [`Error::Planner`] when it cannot be compiled or instantiated.
-    pub fn new() -> Result<Self> {
-        crate::component::PlannerComponent::new()
+    pub fn new(limits: Limits) -> Result<Self> {
+        crate::component::PlannerComponent::with_limits(limits)
             .map(Self)
             .map_err(component_error)
     }
@@ -93,24 +99,38 @@ impl PlanBackend for ComponentBackend {
     }
 }
 
-/// The component factory; instantiates one component up front so a load
-/// failure is reported before any query runs.
+/// The component factory under [`Limits::default`] (see
+/// [`component_factory_with`]).
 ///
 /// # Errors
 /// [`Error::Planner`] when the component cannot be loaded.
 pub fn component_factory() -> Result<BackendFactory> {
-    ComponentBackend::new()?;
-    Ok(Arc::new(|| {
-        Ok(Box::new(ComponentBackend::new()?) as Box<dyn PlanBackend>)
+    component_factory_with(Limits::default())
+}
+
+/// The component factory under `limits`; instantiates one component up front
+/// so a load failure is reported before any query runs.
+///
+/// # Errors
+/// [`Error::Planner`] when the component cannot be loaded.
+pub fn component_factory_with(limits: Limits) -> Result<BackendFactory> {
+    ComponentBackend::new(limits)?;
+    Ok(Arc::new(move || {
+        Ok(Box::new(ComponentBackend::new(limits)?) as Box<dyn PlanBackend>)
     }))
 }
 
 /// Makes backends for the pool.
 pub type BackendFactory = Arc<dyn Fn() -> Result<Box<dyn PlanBackend>> + Send + Sync>;
 
-/// The native factory (planners start at 256 intervals, budget 64).
+/// The native factory under [`Limits::default`].
 pub fn native_factory() -> BackendFactory {
-    Arc::new(|| Ok(Box::new(NativeBackend::new(256, 64)?) as Box<dyn PlanBackend>))
+    native_factory_with(Limits::default())
+}
+
+/// The native factory under `limits`.
+pub fn native_factory_with(limits: Limits) -> BackendFactory {
+    Arc::new(move || Ok(Box::new(NativeBackend::new(limits)) as Box<dyn PlanBackend>))
 }
 
 /// A pool of backends shared by concurrent queries.

@@ -21,7 +21,7 @@ pub(crate) struct LayerKey {
 }
 
 impl LayerKey {
-    pub const ZERO: LayerKey = LayerKey { w: 0.0, bytes: 0 };
+    pub(crate) const ZERO: LayerKey = LayerKey { w: 0.0, bytes: 0 };
 }
 
 /// Affine version of [`basic::solve_rows`](super::basic::solve_rows): `O(n)` per layer.

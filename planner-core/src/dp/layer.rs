@@ -17,12 +17,12 @@ pub(crate) struct Layer<'a> {
 
 impl Layer<'_> {
     #[inline]
-    pub fn cols(&self, i: usize) -> (usize, usize) {
+    pub(crate) fn cols(&self, i: usize) -> (usize, usize) {
         (i.max(self.col_lo), (self.hi[i] as usize).min(self.col_hi))
     }
 
     #[inline]
-    pub fn value(&self, i: usize, j: usize) -> Score {
+    pub(crate) fn value(&self, i: usize, j: usize) -> Score {
         let tail = self.prev[j + 1];
         Score {
             w: self.sp.cost(i, j) + tail.w,

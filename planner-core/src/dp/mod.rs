@@ -41,20 +41,20 @@ pub(crate) struct Score {
 }
 
 impl Score {
-    pub const ZERO: Score = Score { w: 0.0, bytes: 0 };
-    pub const INF: Score = Score {
+    pub(crate) const ZERO: Score = Score { w: 0.0, bytes: 0 };
+    pub(crate) const INF: Score = Score {
         w: f64::INFINITY,
         bytes: u64::MAX,
     };
 
     #[inline]
-    pub fn is_finite(&self) -> bool {
+    pub(crate) fn is_finite(&self) -> bool {
         self.w.is_finite()
     }
 
     /// Strictly better: smaller `W`, then fewer bytes.
     #[inline]
-    pub fn lt(&self, o: &Score) -> bool {
+    pub(crate) fn lt(&self, o: &Score) -> bool {
         self.w < o.w || (self.w == o.w && self.bytes < o.bytes)
     }
 }

@@ -1,6 +1,7 @@
 //! The count-free program with a price `λ` per request (Lagrangian inner step).
 
 use super::window::Window;
+use crate::interrupt::{ROWS_PER_POLL, Stop};
 use crate::plan::Request;
 use crate::spans::Spans;
 
@@ -15,13 +16,13 @@ pub(crate) struct PenScore {
 }
 
 impl PenScore {
-    pub const ZERO: PenScore = PenScore {
+    pub(crate) const ZERO: PenScore = PenScore {
         pen: 0.0,
         w: 0.0,
         k: 0,
         bytes: 0,
     };
-    pub const INF: PenScore = PenScore {
+    pub(crate) const INF: PenScore = PenScore {
         pen: f64::INFINITY,
         w: f64::INFINITY,
         k: u32::MAX,
@@ -53,9 +54,11 @@ pub(crate) struct PenalizedWs {
 }
 
 impl PenalizedWs {
-    pub fn with_capacity(n: usize) -> Self {
+    /// Buffers for `n` intervals (none at all for `n = 0`: nothing to solve).
+    pub(crate) fn with_capacity(n: usize) -> Self {
+        let rows = if n == 0 { 0 } else { n + 1 };
         Self {
-            g: vec![PenScore::INF; n + 1],
+            g: vec![PenScore::INF; rows],
             next: vec![0; n],
             queue_col: vec![0; n],
             queue_top: vec![0; n],
@@ -63,10 +66,11 @@ impl PenalizedWs {
         }
     }
 
-    pub fn bytes(&self) -> usize {
+    pub(crate) fn bytes(&self) -> usize {
         self.g.capacity() * size_of::<PenScore>()
             + (self.next.capacity() + self.queue_col.capacity() + self.queue_top.capacity())
                 * size_of::<u32>()
+            + self.pen_keys.capacity() * size_of::<PenKey>()
     }
 }
 
@@ -97,7 +101,9 @@ pub(crate) fn value(
 
 /// Solves `g(i) = min_{i ≤ j, span(i, j) ≤ Λ} t(span(i, j)) + λ + g(j + 1)`,
 /// `g(n) = 0`, preferring fewer requests, fewer bytes, then the smallest `j`.
-/// Returns `g(0)`; the plan is read back with [`write_plan`].
+/// Returns `g(0)`, or `None` once `stop` fired (polled per solve and every
+/// [`ROWS_PER_POLL`] rows of the quadratic scan); the plan is read back with
+/// [`write_plan`].
 ///
 /// `monotone` (convex `t` only) keeps a queue of candidate columns, each owning
 /// the rows where it is best: for Monge costs a newer (smaller) column that is at
@@ -115,15 +121,22 @@ pub(crate) fn solve(
     lambda: f64,
     monotone: bool,
     ws: &mut PenalizedWs,
-) -> PenScore {
+    stop: &mut Stop<'_>,
+) -> Option<PenScore> {
+    if stop.check() {
+        return None;
+    }
     let n = sp.n();
     if let Some(b) = super::per_byte(sp) {
-        return solve_affine(sp, cap, lambda, b, ws);
+        return Some(solve_affine(sp, cap, lambda, b, ws));
     }
     ws.g[n] = PenScore::ZERO;
     if !monotone {
         let mut hi = n.saturating_sub(1);
         for i in (0..n).rev() {
+            if i % ROWS_PER_POLL == 0 && stop.check() {
+                return None;
+            }
             while hi > i && sp.span(i, hi) > cap {
                 hi -= 1;
             }
@@ -139,7 +152,7 @@ pub(crate) fn solve(
             ws.g[i] = best;
             ws.next[i] = arg as u32;
         }
-        return ws.g[0];
+        return Some(ws.g[0]);
     }
     // Deque stored back-to-front in a fixed array: entries [head, tail) with
     // head = front (smallest column, lowest rows).
@@ -185,7 +198,7 @@ pub(crate) fn solve(
         ws.g[r] = value(sp, cap, lambda, &ws.g, r, j);
         ws.next[r] = j as u32;
     }
-    ws.g[0]
+    Some(ws.g[0])
 }
 
 /// Writes the plan found by the last [`solve`] into `out`; returns its length.
@@ -208,7 +221,7 @@ pub(crate) struct PenKey {
 }
 
 impl PenKey {
-    pub const ZERO: PenKey = PenKey {
+    pub(crate) const ZERO: PenKey = PenKey {
         pen: 0.0,
         k: 0,
         bytes: 0,
