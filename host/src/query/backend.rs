@@ -139,6 +139,15 @@ pub struct BackendPool {
     idle: Mutex<Vec<Box<dyn PlanBackend>>>,
 }
 
+impl std::fmt::Debug for BackendPool {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let idle = self.idle.lock().map_or(0, |v| v.len());
+        f.debug_struct("BackendPool")
+            .field("idle", &idle)
+            .finish_non_exhaustive()
+    }
+}
+
 impl BackendPool {
     /// An empty pool making backends with `factory`.
     pub fn new(factory: BackendFactory) -> Self {
