@@ -48,7 +48,7 @@ pub(crate) struct Size(pub(crate) u64);
 impl fmt::Display for Size {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let b = self.0;
-        match UNITS.iter().find(|&&(_, m)| b != 0 && b % m == 0) {
+        match UNITS.iter().find(|&&(_, m)| b != 0 && b.is_multiple_of(m)) {
             Some(&(unit, m)) => write!(f, "{}{unit}", b / m),
             None => write!(f, "{b}"),
         }
