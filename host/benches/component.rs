@@ -2,13 +2,16 @@
 //! natively: IVF-like intervals, `warp`, `K_max = n/2`, `P = 8`, S3 surrogate.
 //!
 //! `cargo bench -p warp-host --bench component`; IDs read
-//! `warp/{native,component}/n=256,k=128,P=8`. Both sides keep one planner
+//! `warp/{native,native_backend,component}/n=256,k=128,P=8`. All keep one planner
 //! (native `Planner`, or one component instance whose guest planner is warm)
-//! and return owned requests, as the query path does.
+//! and return owned requests, as the query path does; `native_backend` is the
+//! query path's `NativeBackend` (reserve + plan under the `Limits` deadline).
 
 use criterion::{BenchmarkId, Criterion, criterion_group, criterion_main};
 use planner_core::{Capacity, Interval, Method, PlanRequest, Planner, Surrogate};
 use warp_host::component::PlannerComponent;
+use warp_host::limits::Limits;
+use warp_host::query::{NativeBackend, PlanBackend};
 
 /// Fixed seed of the interval generator.
 const SEED: u64 = 0x5EED_BE7C;
@@ -76,6 +79,12 @@ fn bench(c: &mut Criterion) {
         });
         group.bench_function(BenchmarkId::new("component", &id), |b| {
             b.iter(|| component.plan(&req).unwrap())
+        });
+        // The query path's native backend: reserve, plan under the deadline
+        // (the clock polled between units of work), copy out.
+        let mut backend = NativeBackend::new(Limits::default());
+        group.bench_function(BenchmarkId::new("native_backend", &id), |b| {
+            b.iter(|| backend.plan(&req).unwrap())
         });
         group.finish();
     }

@@ -13,11 +13,15 @@
 //!   and [`coaccess_gap`]. The component is compiled once
 //!   per process (and the compiled artifact cached on disk, see
 //!   [`cache_dir`]); creating a `PlannerComponent` only instantiates it.
-//! - [`Limits`] caps every call: guest memory growth and an epoch deadline
-//!   (wall-clock execution time, [`EPOCH_TICK`] resolution), both derived
-//!   from the instance's size and bounded by absolute maxima. A call that exceeds them traps; the trap is returned as
-//!   [`ComponentError::Trap`] and the instance is replaced, so the next call on
-//!   the same `PlannerComponent` works.
+//! - [`Limits`] caps every call, as for the native planner: the guest's
+//!   planner refuses a workspace above [`Limits::plan_memory_bytes`] (set
+//!   through the WIT `set-memory-limit`), guest memory growth is capped a
+//!   little above it, and an epoch deadline ([`EPOCH_TICK`] resolution) stops
+//!   a call at [`Limits::plan_deadline`]. A planning call stopped by the
+//!   deadline fails with [`PlanError::Interrupted`], the native backend's
+//!   error; any other trap is [`ComponentError::Trap`]. After a trap the
+//!   instance is replaced, so the next call on the same `PlannerComponent`
+//!   works.
 //! - [`ComponentError`] keeps the planner's refusal ([`PlanError`], the very
 //!   value and one-line display the native planner gives), traps, and load
 //!   failures apart.
@@ -49,19 +53,21 @@
 //! assert_eq!((requests[0].first, requests[0].last), (0, 1));
 //! ```
 
-use std::collections::HashSet;
 use std::fmt;
 use std::hash::{DefaultHasher, Hash, Hasher};
 use std::path::PathBuf;
-use std::sync::{Mutex, OnceLock};
+use std::sync::OnceLock;
 use std::time::Duration;
 
 use planner_core::reorder::{Layout, ReorderInput};
 use planner_core::{
-    Capacity, FrontierPoint, Method, PlanError, PlanRequest, PlanSummary, Request, Surrogate,
+    Capacity, Field, FrontierPoint, Method, PlanError, PlanRequest, PlanSummary, Request, Resource,
+    Surrogate,
 };
 use wasmtime::component::{Component, Linker};
 use wasmtime::{Config, Engine, ResourceLimiter, Store, Trap};
+
+use crate::limits::Limits;
 
 mod bindings {
     wasmtime::component::bindgen!({
@@ -83,38 +89,16 @@ pub const COMPONENT_WASM: &[u8] =
 /// wasmtime's epoch every tick.
 pub const EPOCH_TICK: Duration = Duration::from_millis(1);
 
-/// Resource caps of one call into the component.
-///
-/// Each call may grow guest memory by `2 × need + 1 MiB` over its current size
-/// and run for `deadline_base_ms + deadline_ns_per_cell × cells / 10^6`
-/// milliseconds, where `need` is the planner's workspace for the instance
-/// ([`Capacity::workspace_bytes`]) plus its input and output buffers, and
-/// `cells = 64 · n · (K + 1)` (times `n` for [`Method::Exact`]). Both are
-/// clamped by the maxima below. The deadline is wall-clock time (an epoch
-/// deadline): far cheaper than fuel metering, which cost ~25% per call, at the
-/// price of a limit that depends on the machine's load — the defaults leave
-/// orders of magnitude of headroom.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Limits {
-    /// Largest guest linear memory, bytes. Default 256 MiB.
-    pub max_memory_bytes: usize,
-    /// Longest call, milliseconds. Default 60,000.
-    pub max_deadline_ms: u64,
-    /// Time every call gets, milliseconds. Default 1,000.
-    pub deadline_base_ms: u64,
-    /// Time per DP cell, nanoseconds. Default 2,000.
-    pub deadline_ns_per_cell: u64,
-}
-
-impl Default for Limits {
-    fn default() -> Self {
-        Self {
-            max_memory_bytes: 256 << 20,
-            max_deadline_ms: 60_000,
-            deadline_base_ms: 1_000,
-            deadline_ns_per_cell: 2_000,
-        }
-    }
+/// Largest guest linear memory for `limits`: twice the planner workspace
+/// limit (workspace plus copies of the call's input and output) and 64 MiB,
+/// within wasm32's 4 GiB.
+fn guest_memory_max(limits: &Limits) -> usize {
+    let bytes = limits
+        .plan_memory_bytes
+        .saturating_mul(2)
+        .saturating_add(64 << 20)
+        .min((4 << 30) - (64 << 10));
+    usize::try_from(bytes).unwrap_or(usize::MAX)
 }
 
 /// What a call into the component was doing, for error messages.
@@ -165,16 +149,10 @@ pub enum TrapCause {
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
 pub enum ComponentError {
-    /// The planner refused the instance: the same error, with the same
-    /// one-line display, as the native planner.
+    /// The planner refused the instance (or the deadline stopped it:
+    /// [`PlanError::Interrupted`]): the same error, with the same one-line
+    /// display, as the native planner.
     Plan(PlanError),
-    /// [`PlannerComponent::evaluate`]: the groups do not partition the intervals.
-    InvalidGroups {
-        /// `groups` or `groups[i].first`/`.last`.
-        field: String,
-        /// What is wrong.
-        message: String,
-    },
     /// [`PlannerComponent::reorder`] or [`PlannerComponent::coaccess_gap`]
     /// refused its input.
     Reorder {
@@ -203,7 +181,6 @@ impl fmt::Display for ComponentError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             Self::Plan(e) => e.fmt(f),
-            Self::InvalidGroups { field, message } => write!(f, "{field}: {message}"),
             Self::Reorder { message, .. } => f.write_str(message),
             Self::Trap {
                 cause: TrapCause::MemoryLimit { requested, limit },
@@ -383,34 +360,26 @@ fn shared() -> Result<&'static Shared, ComponentError> {
         .map_err(Clone::clone)
 }
 
-/// The guest's `&'static str` fields (field paths, reasons, capacity names)
-/// come from a finite set of literals in planner-core; each distinct string is
-/// leaked once so that the host rebuilds the very [`PlanError`] the guest had.
-fn intern(s: String) -> Option<&'static str> {
-    static SEEN: Mutex<Option<HashSet<&'static str>>> = Mutex::new(None);
-    let mut seen = SEEN.lock().unwrap_or_else(|e| e.into_inner());
-    let seen = seen.get_or_insert_with(HashSet::new);
-    if let Some(s) = seen.get(s.as_str()) {
-        return Some(s);
-    }
-    // A bound, in case a guest ever produced unbounded distinct strings.
-    (seen.len() < 256).then(|| {
-        let s: &'static str = Box::leak(s.into_boxed_str());
-        seen.insert(s);
-        s
-    })
-}
-
-/// The display line `field: message` as a [`PlanError::Json`] (whose display is
-/// exactly that line).
-fn line_error(line: &str) -> PlanError {
-    let (field, message) = line.split_once(": ").unwrap_or(("$", line));
-    PlanError::Json {
-        field: field.into(),
-        message: message.into(),
+fn field_of_wit(f: wit::Field) -> Field {
+    match f {
+        wit::Field::AffineFixedMs => Field::AffineFixedMs,
+        wit::Field::AffinePerMibMs => Field::AffinePerMibMs,
+        wit::Field::BreakpointBytes => Field::BreakpointBytes,
+        wit::Field::BreakpointMs => Field::BreakpointMs,
+        wit::Field::CoalesceMaxGap => Field::CoalesceMaxGap,
+        wit::Field::CoalesceMaxSpan => Field::CoalesceMaxSpan,
     }
 }
 
+fn resource_of_wit(r: wit::Resource) -> Resource {
+    match r {
+        wit::Resource::Intervals => Resource::Intervals,
+        wit::Resource::KMax => Resource::KMax,
+        wit::Resource::Requests => Resource::Requests,
+    }
+}
+
+/// The planner-core value a WIT refusal mirrors, field for field.
 fn plan_error(e: wit::PlanError) -> ComponentError {
     use wit::PlanError as W;
     let idx = |i: u32| i as usize;
@@ -425,43 +394,39 @@ fn plan_error(e: wit::PlanError) -> ComponentError {
         W::ZeroKMax => PlanError::ZeroKMax,
         W::InvalidParallelism(value) => PlanError::InvalidParallelism { value },
         W::InvalidEpsilon(value) => PlanError::InvalidEpsilon { value },
-        W::InvalidSurrogateValue(v) => match intern(v.field.clone()) {
-            Some(field) => PlanError::InvalidSurrogateValue {
-                field,
-                index: v.index.map(idx),
-                value: v.value,
-            },
-            None => line_error(&format!(
-                "{}: must be finite and >= 0, got {}",
-                v.field, v.value
-            )),
+        W::InvalidSurrogateValue(v) => PlanError::InvalidSurrogateValue {
+            field: field_of_wit(v.field),
+            index: v.index.map(idx),
+            value: v.value,
         },
         W::EmptySurrogate => PlanError::EmptySurrogate,
         W::UnsortedSurrogate(index) => PlanError::UnsortedSurrogate { index: idx(index) },
         W::DecreasingSurrogate(index) => PlanError::DecreasingSurrogate { index: idx(index) },
         W::SurrogateOverflow(span) => PlanError::SurrogateOverflow { span },
-        W::InvalidMethodParameter(m) => match (intern(m.field.clone()), intern(m.reason.clone())) {
-            (Some(field), Some(reason)) => PlanError::InvalidMethodParameter { field, reason },
-            _ => line_error(&format!("{}: {}", m.field, m.reason)),
+        W::InvalidMethodParameter(m) => PlanError::InvalidMethodParameter {
+            field: field_of_wit(m.field),
+            reason: m.reason.into(),
         },
-        W::CapacityExceeded(c) => match intern(c.what.clone()) {
-            Some(what) => PlanError::CapacityExceeded {
-                what,
-                requested: usize::try_from(c.requested).unwrap_or(usize::MAX),
-                capacity: usize::try_from(c.capacity).unwrap_or(usize::MAX),
-            },
-            None => line_error(&format!(
-                "{}: {} exceeds the planner capacity of {}",
-                c.what, c.requested, c.capacity
-            )),
+        W::CapacityExceeded(c) => PlanError::CapacityExceeded {
+            what: resource_of_wit(c.what),
+            requested: c.requested,
+            capacity: c.capacity,
         },
-        W::InvalidGroups(g) => {
-            return ComponentError::InvalidGroups {
-                field: g.field,
-                message: g.message,
-            };
-        }
-        W::Other(line) => line_error(&line),
+        W::MemoryLimit(m) => PlanError::MemoryLimit {
+            needed: m.needed,
+            table: m.table,
+            limit: m.limit,
+            intervals: m.intervals,
+        },
+        W::Interrupted => PlanError::Interrupted,
+        W::InvalidGroups(g) => PlanError::InvalidGroups {
+            field: g.field,
+            message: g.message,
+        },
+        W::Json(j) => PlanError::Json {
+            field: j.field,
+            message: j.message,
+        },
     })
 }
 
@@ -507,8 +472,8 @@ fn wit_instance(req: &PlanRequest<'_>) -> wit::Instance {
             Method::Coalesce { max_gap, max_span } => {
                 wit::Method::Coalesce(wit::CoalesceParams { max_gap, max_span })
             }
-            Method::Lance => wit::Method::Lance,
-            Method::ObjectStore => wit::Method::ObjectStore,
+            Method::LanceRule => wit::Method::LanceRule,
+            Method::ObjectStoreRule => wit::Method::ObjectStoreRule,
         },
     }
 }
@@ -539,6 +504,9 @@ struct Budget {
 struct CallSize {
     intervals: usize,
     k_max: usize,
+    /// The method whose buffers the guest reserves.
+    method: Method,
+    /// Whether the call runs one DP per candidate cap (deadline `× n`).
     exact: bool,
 }
 
@@ -547,15 +515,17 @@ impl CallSize {
         Self {
             intervals: req.intervals.len(),
             k_max: req.k_max,
+            method: req.method,
             exact: req.method == Method::Exact,
         }
     }
 
-    /// Bytes the guest may need for this call: workspace, input and output copies.
+    /// Bytes the guest may need for this call: the method's workspace
+    /// (what the guest planner reserves), input and output copies.
     fn memory_need(&self) -> usize {
         let n = self.intervals;
-        Capacity::new(n, self.k_max.min(n))
-            .workspace_bytes()
+        let workspace = Capacity::new(n, self.k_max.min(n)).workspace_bytes_for(&self.method);
+        usize::try_from(workspace)
             .unwrap_or(usize::MAX)
             .saturating_add(n.saturating_mul(160))
     }
@@ -566,21 +536,8 @@ impl CallSize {
                 intervals: self.intervals,
             },
             memory_need: self.memory_need(),
-            deadline_ms: self.deadline_ms(limits),
+            deadline_ms: limits.deadline_ms(self.intervals, self.k_max, self.exact),
         }
-    }
-
-    fn deadline_ms(&self, limits: &Limits) -> u64 {
-        let n = self.intervals as u64;
-        let k = (self.k_max as u64).min(n) + 1;
-        let cells = n
-            .saturating_mul(k)
-            .saturating_mul(64)
-            .saturating_mul(if self.exact { n.max(1) } else { 1 });
-        limits
-            .deadline_base_ms
-            .saturating_add(limits.deadline_ns_per_cell.saturating_mul(cells) / 1_000_000)
-            .min(limits.max_deadline_ms)
     }
 }
 
@@ -630,7 +587,7 @@ impl PlannerComponent {
             &shared.engine,
             Guard {
                 memory: 0,
-                limit: limits.max_memory_bytes,
+                limit: guest_memory_max(limits),
                 refused: None,
             },
         );
@@ -640,6 +597,10 @@ impl PlannerComponent {
             .pre
             .instantiate(&mut store)
             .map_err(|e| load_err("instantiating", e))?;
+        instance
+            .warp_planner_planner()
+            .call_set_memory_limit(&mut store, limits.plan_memory_bytes)
+            .map_err(|e| load_err("setting the memory limit", e))?;
         Ok((store, instance))
     }
 
@@ -649,8 +610,16 @@ impl PlannerComponent {
     }
 
     /// Changes the limits of the calls that follow.
-    pub fn set_limits(&mut self, limits: Limits) {
+    ///
+    /// # Errors
+    /// [`ComponentError::Load`] when the instance cannot take the new memory
+    /// limit (it is then replaced).
+    pub fn set_limits(&mut self, limits: Limits) -> Result<(), ComponentError> {
         self.limits = limits;
+        let (store, instance) = Self::instantiate(&self.limits)?;
+        self.store = store;
+        self.instance = instance;
+        Ok(())
     }
 
     /// Current size of the guest's linear memory, bytes.
@@ -670,7 +639,7 @@ impl PlannerComponent {
             .memory
             .saturating_add(budget.memory_need.saturating_mul(2))
             .saturating_add(1 << 20)
-            .min(self.limits.max_memory_bytes);
+            .min(guest_memory_max(&self.limits));
         guard.refused = None;
         // One tick is EPOCH_TICK (1 ms).
         self.store.set_epoch_deadline(budget.deadline_ms.max(1));
@@ -710,7 +679,14 @@ impl PlannerComponent {
         f: impl FnOnce(&wit::Guest, &mut Store<Guard>) -> wasmtime::Result<Result<T, wit::PlanError>>,
     ) -> Result<T, ComponentError> {
         let budget = size.budget(&self.limits);
-        self.call(budget, |b, s| f(b.warp_planner_planner(), s), plan_error)
+        match self.call(budget, |b, s| f(b.warp_planner_planner(), s), plan_error) {
+            // The native planner's error for the same deadline.
+            Err(ComponentError::Trap {
+                cause: TrapCause::Deadline { .. },
+                ..
+            }) => Err(ComponentError::Plan(PlanError::Interrupted)),
+            other => other,
+        }
     }
 
     /// A reordering call over `clusters` clusters and `elements` input numbers.
@@ -746,8 +722,8 @@ impl PlannerComponent {
     /// bit, as [`planner_core::Planner::plan`].
     ///
     /// # Errors
-    /// [`ComponentError::Plan`] for an invalid request (the native planner's
-    /// error), [`ComponentError::Trap`] when a limit is hit.
+    /// [`ComponentError::Plan`] for an invalid request or the deadline (the
+    /// native planner's error), [`ComponentError::Trap`] for any other trap.
     pub fn plan(
         &mut self,
         req: &PlanRequest<'_>,
@@ -780,6 +756,7 @@ impl PlannerComponent {
     ) -> Result<Vec<FrontierPoint>, ComponentError> {
         let instance = wit_instance(req);
         let mut size = CallSize::of(req);
+        size.method = planner_core::Planner::frontier_method(exact);
         size.exact = true; // one DP per vertex
         let points = self.call_planner(size, |g, s| {
             g.call_frontier(s, &instance, exact, max_points)
@@ -802,7 +779,8 @@ impl PlannerComponent {
     /// `lower_bound_ms` is `None`; `req.method` is ignored.
     ///
     /// # Errors
-    /// [`ComponentError::InvalidGroups`], or as [`PlannerComponent::plan`].
+    /// As [`PlannerComponent::plan`]; [`PlanError::InvalidGroups`] naming the
+    /// first bad group.
     pub fn evaluate(
         &mut self,
         req: &PlanRequest<'_>,
@@ -814,6 +792,7 @@ impl PlannerComponent {
             .map(|&(first, last)| wit::Group { first, last })
             .collect();
         let mut size = CallSize::of(req);
+        size.method = Method::Separate;
         size.exact = false;
         let s = self.call_planner(size, |g, s| g.call_evaluate(s, &instance, &groups))?;
         Ok(summary(&s))

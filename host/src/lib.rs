@@ -22,6 +22,8 @@ pub mod formats;
 pub mod input;
 pub mod ivf;
 pub mod output;
+
+pub mod limits;
 pub mod progress;
 pub mod query;
 pub mod search;

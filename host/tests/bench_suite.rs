@@ -129,7 +129,7 @@ async fn every_run_answers_identically_and_the_cache_sweep_cuts_gets() {
     // Row names come from the method's Display.
     assert!(
         rows.iter()
-            .any(|r| r.policy == planner_core::Method::Lance.to_string())
+            .any(|r| r.policy == planner_core::Method::LanceRule.to_string())
     );
 
     let dir = std::env::temp_dir().join(format!("warp-bench-plots-{}", std::process::id()));

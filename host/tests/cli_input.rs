@@ -80,12 +80,13 @@ fn vector_files_must_be_regular_and_within_the_limit() {
 
 #[test]
 fn the_planner_workspace_is_bounded_for_both_runtimes() {
-    // 100 000 intervals with k_max 100 000 once aborted the process (40 GB).
+    // 100 000 intervals with k_max 100 000 once aborted the process (40 GB);
+    // min_w needs the DP table (4·n·K bytes), so it is refused, not attempted.
     let intervals: Vec<String> = (0..100_000u64)
         .map(|i| format!("[{}, 10]", i * 20))
         .collect();
     let instance = format!(
-        r#"{{"intervals": [{}], "k_max": 100000, "parallelism": 8.0, "surrogate": {{"affine": {{"fixed_ms": 25.0, "per_mib_ms": 5.0}}}}, "method": "separate"}}"#,
+        r#"{{"intervals": [{}], "k_max": 100000, "parallelism": 8.0, "surrogate": {{"affine": {{"fixed_ms": 25.0, "per_mib_ms": 5.0}}}}, "method": "min_w"}}"#,
         intervals.join(",")
     );
     let mut lines = Vec::new();

@@ -29,7 +29,7 @@ async fn every_policy_and_layout_gives_identical_answers() {
     let mem = store::open("memory://end-to-end-reversed").unwrap();
     let reversed: Vec<u32> = (0..nlist as u32).rev().collect();
     write(&f, &mem, &reversed, "reversed").await;
-    for p in ["lance", "warp"] {
+    for p in ["lance_rule", "warp"] {
         assert_eq!(
             answers(mem.clone(), &f.queries, p).await,
             reference,
@@ -62,7 +62,7 @@ async fn ivf_pq_rerank_is_planned_and_policy_independent() {
     let order: Vec<u32> = (0..f.trained.nlist() as u32).collect();
     write(&f, &mem, &order, "identity").await;
     let reference = answers(mem.clone(), &f.queries, "separate").await;
-    for p in ["lance", "warp", "object_store"] {
+    for p in ["lance_rule", "warp", "object_store_rule"] {
         assert_eq!(answers(mem.clone(), &f.queries, p).await, reference, "{p}");
     }
     let index = Arc::new(Index::open(mem).await.unwrap());

@@ -45,7 +45,7 @@ fn bench(c: &mut Criterion) {
                 b.iter(|| black_box(planner.plan(black_box(&req)).unwrap().summary))
             });
         };
-        for method in [Method::Separate, Method::Lance, Method::ObjectStore] {
+        for method in [Method::Separate, Method::LanceRule, Method::ObjectStoreRule] {
             run(&mut g, method, n, Some(8.0), 0.0);
         }
         for k in [n / 8, n / 4, n / 2] {

@@ -2,7 +2,7 @@
 
 use core::cmp::Reverse;
 
-use crate::feasibility::{flat_cap, min_b_cap};
+use crate::min_b::{flat_cap, min_b_cap};
 use crate::search::{Inner, Search};
 
 /// Exact `min T_P` over plans with `|π| ≤ K_max`; the plan is left in the
@@ -20,7 +20,7 @@ use crate::search::{Inner, Search};
 /// # Complexity
 /// `O(n²)` caps, each one exact DP (`O(nK log n)` convex, `O(n²K)` otherwise);
 /// `O(n)` heap, no allocation. A reference for tests, not for the query path.
-pub(crate) fn search(s: &mut Search<'_, '_>) -> f64 {
+pub(crate) fn search(s: &mut Search<'_, '_, '_>) -> f64 {
     let (ww, bw) = (s.p.w_weight(), s.p.b_weight());
     let sp = s.sp;
     let n = sp.n();
@@ -53,6 +53,9 @@ pub(crate) fn search(s: &mut Search<'_, '_>) -> f64 {
         }
         if last == Some(cap) {
             continue;
+        }
+        if s.stop.stopped() {
+            break;
         }
         last = Some(cap);
         if bw * sp.surrogate.eval(cap) + ww * w_min > s.best_t() {

@@ -6,7 +6,9 @@
 use serde::Serialize;
 use serde_json::{Map, Value, json};
 
-use crate::{Breakpoint, Interval, Method, Plan, PlanError, PlanRequest, Surrogate, plan_once};
+use crate::{
+    Breakpoint, Interval, Method, ParseError, Plan, PlanError, PlanRequest, Surrogate, plan_once,
+};
 
 /// Default `epsilon` when the instance omits it.
 pub const DEFAULT_EPSILON: f64 = 0.01;
@@ -28,6 +30,10 @@ pub struct Instance {
     pub method: Method,
 }
 
+mod strict;
+
+use crate::spelling::echo;
+
 fn err(field: impl Into<String>, message: impl Into<String>) -> PlanError {
     PlanError::Json {
         field: field.into(),
@@ -39,20 +45,30 @@ fn as_u64(v: &Value, field: &str) -> Result<u64, PlanError> {
     v.as_u64().ok_or_else(|| {
         err(
             field,
-            format!("expected an unsigned 64-bit integer, got {v}"),
+            format!(
+                "expected an unsigned 64-bit integer, got {}",
+                echo(&v.to_string())
+            ),
         )
     })
 }
 
 fn as_f64(v: &Value, field: &str) -> Result<f64, PlanError> {
-    v.as_f64()
-        .ok_or_else(|| err(field, format!("expected a number, got {v}")))
+    v.as_f64().ok_or_else(|| {
+        err(
+            field,
+            format!("expected a number, got {}", echo(&v.to_string())),
+        )
+    })
 }
 
 fn pair<'v>(v: &'v Value, field: &str, shape: &str) -> Result<(&'v Value, &'v Value), PlanError> {
     match v.as_array().map(Vec::as_slice) {
         Some([a, b]) => Ok((a, b)),
-        _ => Err(err(field, format!("expected {shape}, got {v}"))),
+        _ => Err(err(
+            field,
+            format!("expected {shape}, got {}", echo(&v.to_string())),
+        )),
     }
 }
 
@@ -65,8 +81,17 @@ impl Instance {
     /// [`PlanError::Json`] naming the field. Value checks (sorting, ranges)
     /// happen when planning.
     pub fn from_json(text: &str) -> Result<Self, PlanError> {
-        let doc: Value =
-            serde_json::from_str(text).map_err(|e| err("$", format!("invalid JSON: {e}")))?;
+        let doc = strict::parse(text).map_err(|(duplicate, e)| match duplicate {
+            Some(path) => err(
+                echo(&path.escape_debug().to_string()),
+                format!(
+                    "duplicate key (line {}, column {}); each key may appear once",
+                    e.line(),
+                    e.column()
+                ),
+            ),
+            None => err("$", format!("invalid JSON: {e}")),
+        })?;
         Self::from_value(&doc)
     }
 
@@ -88,7 +113,7 @@ impl Instance {
         ];
         if let Some(k) = obj.keys().find(|k| !FIELDS.contains(&k.as_str())) {
             return Err(err(
-                k.escape_debug().to_string(),
+                echo(&k.escape_debug().to_string()),
                 format!("unknown field (expected one of {})", FIELDS.join(", ")),
             ));
         }
@@ -169,7 +194,7 @@ fn parse_surrogate(v: &Value) -> Result<Surrogate, PlanError> {
         };
         if let Some(k) = a.keys().find(|k| *k != "fixed_ms" && *k != "per_mib_ms") {
             return Err(err(
-                format!("surrogate.affine.{}", k.escape_debug()),
+                format!("surrogate.affine.{}", echo(&k.escape_debug().to_string())),
                 "unknown field",
             ));
         }
@@ -204,18 +229,26 @@ fn parse_surrogate(v: &Value) -> Result<Surrogate, PlanError> {
 
 fn parse_method(v: &Value) -> Result<Method, PlanError> {
     if let Some(name) = v.as_str() {
-        return Method::from_name(name).ok_or_else(|| {
-            err("method", format!("unknown method {name:?} (warp, exact, frontier, lagrangian, min_w, min_b, separate, lance, object_store, or {{\"coalesce\": {{...}}}})"))
+        return name.parse().map_err(|e: ParseError| {
+            err(
+                "method",
+                format!(
+                    "{:?}: {} (accepted: {}; or {{\"coalesce\": {{\"max_gap\", \"max_span\"}}}})",
+                    e.input(),
+                    e.reason(),
+                    e.accepted()
+                ),
+            )
         });
     }
     let c = v
         .as_object()
         .and_then(|o| o.get("coalesce").filter(|_| o.len() == 1))
         .and_then(Value::as_object)
-        .ok_or_else(|| err("method", format!("expected a method name or {{\"coalesce\": {{\"max_gap\", \"max_span\"}}}}, got {v}")))?;
+        .ok_or_else(|| err("method", format!("expected a method name or {{\"coalesce\": {{\"max_gap\", \"max_span\"}}}}, got {}", echo(&v.to_string()))))?;
     if let Some(k) = c.keys().find(|k| *k != "max_gap" && *k != "max_span") {
         return Err(err(
-            format!("method.coalesce.{}", k.escape_debug()),
+            format!("method.coalesce.{}", echo(&k.escape_debug().to_string())),
             "unknown field",
         ));
     }

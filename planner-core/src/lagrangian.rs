@@ -1,6 +1,7 @@
 //! Lagrangian relaxation of the request budget (paper §4.3.2 fast path).
 
 use crate::dp::penalized::{self, PenalizedWs};
+use crate::interrupt::Stop;
 use crate::plan::Request;
 use crate::spans::Spans;
 
@@ -34,7 +35,8 @@ const MAX_ITERATIONS: usize = 64;
 /// One penalized DP per hull vertex visited (usually a handful), each
 /// `O(n log n)` for convex `t`, `O(n²)` otherwise; no allocation.
 ///
-/// Returns `None` when no plan fits (`Λ` below the min-B cap for `K`).
+/// Returns `None` when no plan fits (`Λ` below the min-B cap for `K`) or
+/// `stop` fired.
 pub(crate) fn at_cap(
     sp: &Spans<'_>,
     cap: u64,
@@ -42,6 +44,7 @@ pub(crate) fn at_cap(
     convex: bool,
     ws: &mut PenalizedWs,
     out: &mut [Request],
+    stop: &mut Stop<'_>,
 ) -> Option<CapEval> {
     let n = sp.n();
     if n == 0 {
@@ -55,7 +58,7 @@ pub(crate) fn at_cap(
         return None;
     }
     let k = k_max as f64;
-    let free = penalized::solve(sp, cap, 0.0, convex, ws);
+    let free = penalized::solve(sp, cap, 0.0, convex, ws, stop)?;
     if free.k as usize <= k_max {
         let len = penalized::write_plan(sp, ws, out);
         return Some(CapEval {
@@ -66,7 +69,7 @@ pub(crate) fn at_cap(
     }
     // λ large enough that one request outweighs any difference in W.
     let big = 2.0 * (n as f64 + 1.0) * sp.cost(0, n - 1) + 1.0;
-    let fewest = penalized::solve(sp, cap, big, convex, ws);
+    let fewest = penalized::solve(sp, cap, big, convex, ws, stop)?;
     if fewest.k as usize > k_max {
         return None;
     }
@@ -80,7 +83,7 @@ pub(crate) fn at_cap(
             break;
         }
         let lambda = ((lo_w - hi_w) / (hi_k - lo_k)).max(0.0);
-        let s = penalized::solve(sp, cap, lambda, convex, ws);
+        let s = penalized::solve(sp, cap, lambda, convex, ws, stop)?;
         lower = lower.max(s.pen - lambda * k);
         let sk = s.k as f64;
         if s.k as usize == k_max {

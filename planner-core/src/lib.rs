@@ -25,7 +25,7 @@
 //! - [`Method`] selects the algorithm: [`Method::Warp`] (call this one), the
 //!   exact reference, the paper's frontier search, the Lagrangian fast path,
 //!   the two endpoints `min_w`/`min_b`, and the baselines `separate`,
-//!   `coalesce`, `lance` and `object_store`.
+//!   `coalesce`, `lance_rule` and `object_store_rule` (models of those readers' rules).
 //! - [`json`] (feature `json`) is the DESIGN §5 contract shared by the CLI, the
 //!   WebAssembly component and the browser demo.
 //!
@@ -62,7 +62,7 @@
 //!     method: Method::Warp,
 //! };
 //! let warp = planner.plan(&req).unwrap().summary;
-//! req.method = Method::ObjectStore;
+//! req.method = Method::ObjectStoreRule;
 //! let coalesced = planner.plan(&req).unwrap().summary;
 //! assert!(warp.t_ms <= coalesced.t_ms);
 //! assert!(warp.t_ms <= 1.01 * warp.lower_bound_ms.unwrap());
@@ -75,31 +75,34 @@ mod baseline;
 mod dp;
 mod error;
 mod exact;
-mod feasibility;
-mod frontier;
+mod frontier_search;
+mod interrupt;
 mod interval;
 #[cfg(feature = "json")]
 pub mod json;
 mod lagrangian;
 mod method;
+mod min_b;
 mod objective;
+mod pareto;
 mod plan;
 mod planner;
 pub mod reorder;
 mod search;
 mod spans;
+mod spelling;
 mod surrogate;
 pub mod workload;
 mod workspace;
 
 pub use baseline::{LANCE_BLOCK_SIZE, LANCE_MAX_IOP_SIZE, OBJECT_STORE_COALESCE_GAP};
-pub use error::PlanError;
+pub use error::{Field, PlanError, Resource};
 pub use interval::{Interval, validate};
 pub use method::Method;
 pub use objective::{Parallelism, compare_plans};
+pub use pareto::FrontierPoint;
 pub use plan::{PlanSummary, Pricing, Request, summarize};
-pub use planner::{
-    FrontierPoint, PLAN_ONCE_WORKSPACE_LIMIT, Plan, PlanRequest, Planner, plan_once,
-};
+pub use planner::{Plan, PlanRequest, Planner, plan_once};
+pub use spelling::ParseError;
 pub use surrogate::{Breakpoint, MIB, Surrogate};
 pub use workspace::Capacity;

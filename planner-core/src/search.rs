@@ -2,7 +2,8 @@
 
 use core::cmp::Ordering;
 
-use crate::dp::layered;
+use crate::dp::thresholded;
+use crate::interrupt::Stop;
 use crate::lagrangian::{self, CapEval};
 use crate::objective::{Parallelism, compare_plans};
 use crate::plan::{PlanSummary, summarize};
@@ -20,19 +21,27 @@ pub(crate) enum Inner {
 
 /// One search over span caps: instance, workspace and the best plan so far
 /// (in `ws.best[..best_len]`).
-pub(crate) struct Search<'a, 'b> {
+pub(crate) struct Search<'a, 'b, 'c> {
     pub sp: &'a Spans<'a>,
     pub p: Parallelism,
     pub k_max: usize,
     pub convex: bool,
     pub required: u64,
     pub ws: &'b mut Workspace,
+    /// The caller's interrupt; once it fired every evaluation returns `None`.
+    pub stop: &'b mut Stop<'c>,
     pub best_len: usize,
     pub best: Option<PlanSummary>,
 }
 
-impl<'a, 'b> Search<'a, 'b> {
-    pub fn new(sp: &'a Spans<'a>, p: Parallelism, k_max: usize, ws: &'b mut Workspace) -> Self {
+impl<'a, 'b, 'c> Search<'a, 'b, 'c> {
+    pub(crate) fn new(
+        sp: &'a Spans<'a>,
+        p: Parallelism,
+        k_max: usize,
+        ws: &'b mut Workspace,
+        stop: &'b mut Stop<'c>,
+    ) -> Self {
         Self {
             sp,
             p,
@@ -40,28 +49,30 @@ impl<'a, 'b> Search<'a, 'b> {
             convex: sp.surrogate.is_convex(),
             required: sp.required_bytes(),
             ws,
+            stop,
             best_len: 0,
             best: None,
         }
     }
 
     /// `T_P` of the incumbent (`∞` before the first plan).
-    pub fn best_t(&self) -> f64 {
+    pub(crate) fn best_t(&self) -> f64 {
         self.best.map_or(f64::INFINITY, |s| s.t_ms)
     }
 
     /// Evaluates cap `Λ`: writes the plan into the candidate buffer, offers it as
     /// incumbent, returns the evaluation and the plan's longest span.
-    pub fn eval(&mut self, cap: u64, inner: Inner) -> Option<(CapEval, u64)> {
+    pub(crate) fn eval(&mut self, cap: u64, inner: Inner) -> Option<(CapEval, u64)> {
         let ev = match inner {
             Inner::Exact => {
-                let len = layered::capped_min_w(
+                let len = thresholded::capped_min_w(
                     self.sp,
                     cap,
                     self.k_max,
                     self.convex,
                     &mut self.ws.layered,
                     &mut self.ws.cand,
+                    self.stop,
                 )?;
                 let w = summarize(
                     &self.ws.cand[..len],
@@ -83,6 +94,7 @@ impl<'a, 'b> Search<'a, 'b> {
                 self.convex,
                 &mut self.ws.penalized,
                 &mut self.ws.cand,
+                self.stop,
             )?,
         };
         let max_span = self.ws.cand[..ev.len]
@@ -95,7 +107,7 @@ impl<'a, 'b> Search<'a, 'b> {
     }
 
     /// Makes `ws.cand[..len]` the incumbent if it is better (DESIGN §2 order).
-    pub fn offer(&mut self, len: usize) {
+    pub(crate) fn offer(&mut self, len: usize) {
         let s = summarize(
             &self.ws.cand[..len],
             self.required,

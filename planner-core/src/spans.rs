@@ -19,7 +19,7 @@ pub(crate) struct Spans<'a> {
 
 impl<'a> Spans<'a> {
     /// The view of validated bounds (`start.len() == end.len()`). O(n).
-    pub fn new(start: &'a [u64], end: &'a [u64], surrogate: &'a Surrogate) -> Self {
+    pub(crate) fn new(start: &'a [u64], end: &'a [u64], surrogate: &'a Surrogate) -> Self {
         let max_len = start.iter().zip(end).map(|(s, e)| e - s).max().unwrap_or(0);
         Self {
             start,
@@ -30,35 +30,35 @@ impl<'a> Spans<'a> {
     }
 
     #[inline]
-    pub fn n(&self) -> usize {
+    pub(crate) fn n(&self) -> usize {
         self.start.len()
     }
 
     /// `end_j − start_i`, exact in `u64` (`i ≤ j`).
     #[inline]
-    pub fn span(&self, i: usize, j: usize) -> u64 {
+    pub(crate) fn span(&self, i: usize, j: usize) -> u64 {
         self.end[j] - self.start[i]
     }
 
     /// `t(span(i, j))`.
     #[inline]
-    pub fn cost(&self, i: usize, j: usize) -> f64 {
+    pub(crate) fn cost(&self, i: usize, j: usize) -> f64 {
         self.surrogate.eval(self.span(i, j))
     }
 
     /// Length of interval `i`.
     #[inline]
-    pub fn len(&self, i: usize) -> u64 {
+    pub(crate) fn len(&self, i: usize) -> u64 {
         self.end[i] - self.start[i]
     }
 
     /// `Σ |I_i|`.
-    pub fn required_bytes(&self) -> u64 {
+    pub(crate) fn required_bytes(&self) -> u64 {
         (0..self.n()).map(|i| self.len(i)).sum()
     }
 
     /// Span of everything, `end_{n−1} − start_0` (0 when empty).
-    pub fn total_span(&self) -> u64 {
+    pub(crate) fn total_span(&self) -> u64 {
         if self.n() == 0 {
             0
         } else {
@@ -67,7 +67,7 @@ impl<'a> Spans<'a> {
     }
 
     /// Longest single interval: no cap below it is feasible. O(1).
-    pub fn max_len(&self) -> u64 {
+    pub(crate) fn max_len(&self) -> u64 {
         self.max_len
     }
 }

@@ -1,6 +1,6 @@
 //! Request-time surrogates `t(L)`: estimated milliseconds for one Range-GET of `L` bytes.
 
-use crate::PlanError;
+use crate::{Field, PlanError};
 
 /// Bytes in a mebibyte, `2^20`.
 pub const MIB: f64 = 1_048_576.0;
@@ -62,14 +62,14 @@ impl Surrogate {
             } => {
                 if !ok(*fixed_ms) {
                     return Err(PlanError::InvalidSurrogateValue {
-                        field: "surrogate.affine.fixed_ms",
+                        field: Field::AffineFixedMs,
                         index: None,
                         value: *fixed_ms,
                     });
                 }
                 if !ok(*per_mib_ms) {
                     return Err(PlanError::InvalidSurrogateValue {
-                        field: "surrogate.affine.per_mib_ms",
+                        field: Field::AffinePerMibMs,
                         index: None,
                         value: *per_mib_ms,
                     });
@@ -82,7 +82,7 @@ impl Surrogate {
                 for (i, p) in points.iter().enumerate() {
                     if !ok(p.ms) {
                         return Err(PlanError::InvalidSurrogateValue {
-                            field: "ms",
+                            field: Field::BreakpointMs,
                             index: Some(i),
                             value: p.ms,
                         });

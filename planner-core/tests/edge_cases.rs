@@ -47,9 +47,10 @@ fn plan(
 
 #[test]
 fn empty_instance_is_the_empty_plan() {
-    for m in WARP_METHODS
-        .iter()
-        .chain(&[Method::Separate, Method::Lance, Method::ObjectStore])
+    for m in
+        WARP_METHODS
+            .iter()
+            .chain(&[Method::Separate, Method::LanceRule, Method::ObjectStoreRule])
     {
         let (r, s) = plan(&[], 3, Some(4.0), &Surrogate::S3, *m);
         assert!(r.is_empty());
@@ -134,9 +135,10 @@ fn offsets_near_u64_max_do_not_overflow() {
         Interval::new(top - 4096, 4000),
         Interval::new(top - 96, 96),
     ];
-    for m in WARP_METHODS
-        .iter()
-        .chain(&[Method::Separate, Method::Lance, Method::ObjectStore])
+    for m in
+        WARP_METHODS
+            .iter()
+            .chain(&[Method::Separate, Method::LanceRule, Method::ObjectStoreRule])
     {
         for k in [1, 2, 4] {
             for p in [None, Some(1.0), Some(3.0)] {
@@ -179,7 +181,7 @@ fn lance_splits_long_ranges_into_near_equal_pieces() {
     let iv: Vec<Interval> = (0..3u64)
         .map(|i| Interval::new(i * (16 * mib + 32 * 1024), 16 * mib))
         .collect();
-    let (r, s) = plan(&iv, 3, Some(8.0), &Surrogate::S3, Method::Lance);
+    let (r, s) = plan(&iv, 3, Some(8.0), &Surrogate::S3, Method::LanceRule);
     let total = 48 * mib + 64 * 1024;
     assert_eq!(r.len(), 4);
     assert_eq!(r.iter().map(|q| q.len).sum::<u64>(), total);
@@ -234,7 +236,7 @@ proptest! {
         prop_assert_eq!(sum.overfetch_bytes, 0);
         let (r, _) = plan(&iv, 4, Some(3.0), &s, Method::Coalesce { max_gap, max_span });
         prop_assert_eq!(groups(&r), ref_coalesce(&iv, max_gap, max_span));
-        let (r, sum) = plan(&iv, 4, Some(3.0), &s, Method::ObjectStore);
+        let (r, sum) = plan(&iv, 4, Some(3.0), &s, Method::ObjectStoreRule);
         prop_assert_eq!(groups(&r), ref_coalesce(&iv, 1 << 20, None));
         // W, B and bytes recomputed from the ranges.
         let w: f64 = r.iter().map(|q| s.eval(q.len)).sum();
@@ -244,7 +246,7 @@ proptest! {
         prop_assert_eq!(sum.bytes, r.iter().map(|q| q.len).sum::<u64>());
         prop_assert_eq!(sum.t_ms, w / 3.0 + (1.0 - 1.0 / 3.0) * b);
         // Lance: 64 KiB coalescing, then pieces of at most 16 MiB covering each group.
-        let (r, _) = plan(&iv, 4, Some(3.0), &s, Method::Lance);
+        let (r, _) = plan(&iv, 4, Some(3.0), &s, Method::LanceRule);
         let merged = ref_coalesce(&iv, 64 << 10, None);
         let mut pieces = r.iter();
         for (f, l) in merged {

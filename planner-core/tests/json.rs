@@ -146,7 +146,7 @@ fn malformed_documents_name_the_field() {
     );
     let mut d = base();
     d["method"] = json!("fastest");
-    assert!(err(d).starts_with("method: unknown method \"fastest\""));
+    assert!(err(d).starts_with("method: \"fastest\": unknown method (accepted: warp, "));
     let mut d = base();
     d["method"] = json!({"coalesce": {"max_gap": 10, "max_spam": 3}});
     assert_eq!(err(d), "method.coalesce.max_spam: unknown field");
@@ -162,4 +162,47 @@ fn malformed_documents_name_the_field() {
     let mut d = base();
     d["kmax"] = json!(3);
     assert!(err(d).starts_with("kmax: unknown field"));
+}
+
+/// Issue 10: duplicate keys were accepted silently (the last one won).
+#[test]
+fn duplicate_keys_are_refused_at_every_level_naming_the_key() {
+    let cases = [
+        (
+            r#"{"intervals": [], "k_max": 1, "k_max": 64, "parallelism": null, "surrogate": {"affine": {"fixed_ms": 25, "per_mib_ms": 5}}}"#,
+            "k_max",
+        ),
+        (
+            r#"{"intervals": [], "k_max": 1, "parallelism": null, "surrogate": {"affine": {"fixed_ms": 25, "fixed_ms": 0, "per_mib_ms": 5}}}"#,
+            "surrogate.affine.fixed_ms",
+        ),
+        (
+            r#"{"intervals": [], "k_max": 1, "parallelism": null, "surrogate": {"affine": {"fixed_ms": 25, "per_mib_ms": 5}}, "method": {"coalesce": {"max_gap": 1, "max_gap": 2}}}"#,
+            "method.coalesce.max_gap",
+        ),
+        (r#"[{"a": 1}, {"b": {"c": 1, "c": 2}}]"#, "[1].b.c"),
+    ];
+    for (text, path) in cases {
+        let e = Instance::from_json(text).unwrap_err().to_string();
+        assert!(
+            e.starts_with(&format!("{path}: duplicate key (line 1, column ")),
+            "{e}"
+        );
+        assert!(!e.contains('\n'));
+    }
+    // A key repeated in different objects is fine.
+    let ok = r#"{"intervals": [[0, 1]], "k_max": 1, "parallelism": null, "surrogate": {"piecewise": [[0, 1.0]]}, "method": "warp"}"#;
+    assert!(Instance::from_json(ok).is_ok());
+    // Keys with control characters stay on one line; long keys are cut.
+    let long = format!(
+        r#"{{"a\nb{}": 1, "a\nb{}": 2}}"#,
+        "x".repeat(100_000),
+        "x".repeat(100_000)
+    );
+    let e = Instance::from_json(&long).unwrap_err().to_string();
+    assert!(
+        !e.contains('\n') && e.len() < 300,
+        "{}",
+        &e[..e.len().min(300)]
+    );
 }

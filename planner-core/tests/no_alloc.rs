@@ -82,8 +82,8 @@ fn planning_within_capacity_allocates_nothing() {
             max_gap: 1 << 16,
             max_span: Some(1 << 24),
         },
-        Method::Lance,
-        Method::ObjectStore,
+        Method::LanceRule,
+        Method::ObjectStoreRule,
     ];
     COUNTING.with(|c| c.set(true));
     // The counter sees this thread's allocations.

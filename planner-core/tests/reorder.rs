@@ -361,8 +361,8 @@ fn default_dims_is_near_best_for_the_plans() {
         "{default:?} vs identity {identity:?}"
     );
     // Lance's coalescing also profits, but WaRP plans stay cheaper.
-    let lance_id = plans(&w, &Layout::Identity, Method::Lance);
-    let lance = plans(&w, &Layout::default(), Method::Lance);
+    let lance_id = plans(&w, &Layout::Identity, Method::LanceRule);
+    let lance = plans(&w, &Layout::default(), Method::LanceRule);
     println!("lance: identity {lance_id:?}, pca_zorder {lance:?}");
     assert!(lance.1 < lance_id.1);
     assert!(default.1 < lance.1);
@@ -426,7 +426,7 @@ fn layout_quality_table() {
     for layout in layouts {
         let g = gap(&w, &layout) / identity_gap;
         let warp = plans(&w, &layout, Method::Warp);
-        let lance = plans(&w, &layout, Method::Lance);
+        let lance = plans(&w, &layout, Method::LanceRule);
         println!(
             "| {} | {g:.3} | {:.2} | {:.1} | {:.2} | {:.1} |",
             layout.name(),

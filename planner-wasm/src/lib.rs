@@ -6,54 +6,48 @@
 //! `warp-host`'s build script does both (see `host/build.rs`), and
 //! `scripts/build-component` writes the result to a file for other embedders.
 //!
-//! One [`Planner`] is kept per instance and grown to the largest instance seen,
-//! so a warm `plan` allocates only its result lists.
+//! One [`Planner`] is kept per instance and grown with
+//! [`Planner::reserve`] to what each call's method needs, within the memory
+//! limit the embedder sets (`set-memory-limit`), so a warm `plan` allocates
+//! only its result lists.
 
 use std::cell::RefCell;
 
 use planner_core::json::Instance;
 use planner_core::reorder::{Layout, ReorderError, ReorderInput, coaccess_gap, reorder};
-use planner_core::{
-    Breakpoint, Capacity, Interval, Method, Parallelism, PlanError, Planner, Request, Surrogate,
-    summarize,
-};
+use planner_core::{Breakpoint, Field, Interval, Method, PlanError, Planner, Resource, Surrogate};
 
-wit_bindgen::generate!({
-    world: "planner-component",
-    path: "../wit",
-});
+/// The generated bindings of `wit/planner.wit` (documented there).
+#[allow(missing_docs, unreachable_pub, missing_debug_implementations)]
+mod bindings {
+    wit_bindgen::generate!({
+        world: "planner-component",
+        path: "../wit",
+    });
+}
 
-use exports::warp::planner::planner as wit;
-use exports::warp::planner::reorder as wit_reorder;
+use bindings::exports::warp::planner::planner as wit;
+use bindings::exports::warp::planner::reorder as wit_reorder;
 
 struct Component;
 
 thread_local! {
-    /// The instance's planner, grown on demand (a component instance is single-threaded).
-    static PLANNER: RefCell<Option<Planner>> = const { RefCell::new(None) };
+    /// The instance's planner, grown on demand (a component instance is
+    /// single-threaded), within its memory limit (`set-memory-limit`).
+    static PLANNER: RefCell<Planner> =
+        RefCell::new(Planner::with_memory_limit(Planner::DEFAULT_MEMORY_LIMIT));
 }
 
-/// Runs `f` with a planner whose capacity covers `n` intervals and budget `k_max`.
+/// Runs `f` with the planner reserved for `n` intervals, budget `k_max` and `method`.
 fn with_planner<T>(
     n: usize,
     k_max: usize,
+    method: &Method,
     f: impl FnOnce(&mut Planner) -> Result<T, PlanError>,
 ) -> Result<T, PlanError> {
-    PLANNER.with_borrow_mut(|slot| {
-        let k = k_max.min(n);
-        let fits = slot
-            .as_ref()
-            .is_some_and(|p| p.capacity().max_intervals >= n && p.capacity().max_k >= k);
-        if !fits {
-            let old = slot.as_ref().map_or(Capacity::new(0, 0), Planner::capacity);
-            // Drop the old workspace before allocating the larger one.
-            *slot = None;
-            *slot = Some(Planner::new(Capacity::new(
-                n.max(old.max_intervals),
-                k.max(old.max_k),
-            ))?);
-        }
-        f(slot.as_mut().expect("planner just ensured"))
+    PLANNER.with_borrow_mut(|planner| {
+        planner.reserve(n, k_max, method)?;
+        f(planner)
     })
 }
 
@@ -98,8 +92,8 @@ impl From<wit::Instance> for Instance {
                     max_gap: c.max_gap,
                     max_span: c.max_span,
                 },
-                wit::Method::Lance => Method::Lance,
-                wit::Method::ObjectStore => Method::ObjectStore,
+                wit::Method::LanceRule => Method::LanceRule,
+                wit::Method::ObjectStoreRule => Method::ObjectStoreRule,
             },
         }
     }
@@ -109,6 +103,49 @@ fn u32_of(i: usize) -> u32 {
     u32::try_from(i).unwrap_or(u32::MAX)
 }
 
+fn field_to_wit(f: Field) -> wit::Field {
+    match f {
+        Field::AffineFixedMs => wit::Field::AffineFixedMs,
+        Field::AffinePerMibMs => wit::Field::AffinePerMibMs,
+        Field::BreakpointBytes => wit::Field::BreakpointBytes,
+        Field::BreakpointMs => wit::Field::BreakpointMs,
+        Field::CoalesceMaxGap => wit::Field::CoalesceMaxGap,
+        _ => wit::Field::CoalesceMaxSpan,
+    }
+}
+
+fn field_of_wit(f: wit::Field) -> Field {
+    match f {
+        wit::Field::AffineFixedMs => Field::AffineFixedMs,
+        wit::Field::AffinePerMibMs => Field::AffinePerMibMs,
+        wit::Field::BreakpointBytes => Field::BreakpointBytes,
+        wit::Field::BreakpointMs => Field::BreakpointMs,
+        wit::Field::CoalesceMaxGap => Field::CoalesceMaxGap,
+        wit::Field::CoalesceMaxSpan => Field::CoalesceMaxSpan,
+    }
+}
+
+fn resource_to_wit(r: Resource) -> wit::Resource {
+    match r {
+        Resource::Intervals => wit::Resource::Intervals,
+        Resource::KMax => wit::Resource::KMax,
+        _ => wit::Resource::Requests,
+    }
+}
+
+fn resource_of_wit(r: wit::Resource) -> Resource {
+    match r {
+        wit::Resource::Intervals => Resource::Intervals,
+        wit::Resource::KMax => Resource::KMax,
+        wit::Resource::Requests => Resource::Requests,
+    }
+}
+
+fn field_message(field: String, message: String) -> wit::FieldMessage {
+    wit::FieldMessage { field, message }
+}
+
+/// The WIT form of a refusal: the same value, field for field.
 fn plan_error(e: PlanError) -> wit::PlanError {
     use wit::PlanError as W;
     match e {
@@ -131,7 +168,7 @@ fn plan_error(e: PlanError) -> wit::PlanError {
             index,
             value,
         } => W::InvalidSurrogateValue(wit::SurrogateValue {
-            field: field.into(),
+            field: field_to_wit(field),
             index: index.map(u32_of),
             value,
         }),
@@ -141,8 +178,8 @@ fn plan_error(e: PlanError) -> wit::PlanError {
         PlanError::SurrogateOverflow { span } => W::SurrogateOverflow(span),
         PlanError::InvalidMethodParameter { field, reason } => {
             W::InvalidMethodParameter(wit::MethodParameter {
-                field: field.into(),
-                reason: reason.into(),
+                field: field_to_wit(field),
+                reason: reason.into_owned(),
             })
         }
         PlanError::CapacityExceeded {
@@ -150,35 +187,35 @@ fn plan_error(e: PlanError) -> wit::PlanError {
             requested,
             capacity,
         } => W::CapacityExceeded(wit::Capacity {
-            what: what.into(),
-            requested: requested as u64,
-            capacity: capacity as u64,
+            what: resource_to_wit(what),
+            requested,
+            capacity,
         }),
-        other => W::Other(other.to_string()),
-    }
-}
-
-/// The guest's `&'static str` fields come from a finite set of literals; each
-/// distinct string coming back through `error-message` is leaked once.
-fn intern(s: String) -> &'static str {
-    thread_local! {
-        static SEEN: RefCell<std::collections::BTreeSet<&'static str>> = const { RefCell::new(std::collections::BTreeSet::new()) };
-    }
-    SEEN.with_borrow_mut(|seen| match seen.get(s.as_str()) {
-        Some(s) => s,
-        None => {
-            let s: &'static str = Box::leak(s.into_boxed_str());
-            seen.insert(s);
-            s
+        PlanError::MemoryLimit {
+            needed,
+            table,
+            limit,
+            intervals,
+        } => W::MemoryLimit(wit::MemoryLimit {
+            needed,
+            table,
+            limit,
+            intervals,
+        }),
+        PlanError::Interrupted => W::Interrupted,
+        PlanError::InvalidGroups { field, message } => {
+            W::InvalidGroups(field_message(field, message))
         }
-    })
+        PlanError::Json { field, message } => W::Json(field_message(field, message)),
+        other => W::Json(field_message("$".into(), other.to_string())),
+    }
 }
 
-/// The one-line display of a WIT error: the planner-core error it mirrors.
-fn error_message(e: wit::PlanError) -> String {
+/// The planner-core value a WIT refusal mirrors.
+fn core_error(e: wit::PlanError) -> PlanError {
     use wit::PlanError as W;
     let idx = |i: u32| i as usize;
-    let core = match e {
+    match e {
         W::EmptyInterval(index) => PlanError::EmptyInterval { index: idx(index) },
         W::Overlapping(o) => PlanError::Overlapping {
             index: idx(o.index),
@@ -190,7 +227,7 @@ fn error_message(e: wit::PlanError) -> String {
         W::InvalidParallelism(value) => PlanError::InvalidParallelism { value },
         W::InvalidEpsilon(value) => PlanError::InvalidEpsilon { value },
         W::InvalidSurrogateValue(v) => PlanError::InvalidSurrogateValue {
-            field: intern(v.field),
+            field: field_of_wit(v.field),
             index: v.index.map(idx),
             value: v.value,
         },
@@ -199,21 +236,30 @@ fn error_message(e: wit::PlanError) -> String {
         W::DecreasingSurrogate(index) => PlanError::DecreasingSurrogate { index: idx(index) },
         W::SurrogateOverflow(span) => PlanError::SurrogateOverflow { span },
         W::InvalidMethodParameter(m) => PlanError::InvalidMethodParameter {
-            field: intern(m.field),
-            reason: intern(m.reason),
+            field: field_of_wit(m.field),
+            reason: m.reason.into(),
         },
         W::CapacityExceeded(c) => PlanError::CapacityExceeded {
-            what: intern(c.what),
-            requested: usize::try_from(c.requested).unwrap_or(usize::MAX),
-            capacity: usize::try_from(c.capacity).unwrap_or(usize::MAX),
+            what: resource_of_wit(c.what),
+            requested: c.requested,
+            capacity: c.capacity,
         },
-        W::InvalidGroups(j) => PlanError::Json {
+        W::MemoryLimit(m) => PlanError::MemoryLimit {
+            needed: m.needed,
+            table: m.table,
+            limit: m.limit,
+            intervals: m.intervals,
+        },
+        W::Interrupted => PlanError::Interrupted,
+        W::InvalidGroups(g) => PlanError::InvalidGroups {
+            field: g.field,
+            message: g.message,
+        },
+        W::Json(j) => PlanError::Json {
             field: j.field,
             message: j.message,
         },
-        W::Other(line) => return line,
-    };
-    core.to_string()
+    }
 }
 
 fn summary(s: &planner_core::PlanSummary) -> wit::Summary {
@@ -228,56 +274,10 @@ fn summary(s: &planner_core::PlanSummary) -> wit::Summary {
     }
 }
 
-fn invalid_groups(field: String, message: String) -> wit::PlanError {
-    wit::PlanError::InvalidGroups(wit::FieldMessage { field, message })
-}
-
-/// The requests of a caller's groups, checking they partition `0..n` in order.
-fn requests_of(
-    intervals: &[Interval],
-    groups: &[wit::Group],
-) -> Result<Vec<Request>, wit::PlanError> {
-    let n = intervals.len();
-    let mut next = 0usize;
-    let mut out = Vec::with_capacity(groups.len());
-    for (i, g) in groups.iter().enumerate() {
-        let (first, last) = (g.first as usize, g.last as usize);
-        if first != next {
-            return Err(invalid_groups(
-                format!("groups[{i}].first"),
-                format!(
-                    "expected {next} (groups must cover the intervals in order without gaps), got {first}"
-                ),
-            ));
-        }
-        if last < first || last >= n {
-            return Err(invalid_groups(
-                format!("groups[{i}].last"),
-                format!("must be in {first}..={}, got {last}", n.saturating_sub(1)),
-            ));
-        }
-        let offset = intervals[first].offset;
-        out.push(Request {
-            first: g.first,
-            last: g.last,
-            offset,
-            len: intervals[last].offset + intervals[last].len - offset,
-        });
-        next = last + 1;
-    }
-    if next != n {
-        return Err(invalid_groups(
-            "groups".into(),
-            format!("cover intervals 0..{next} of 0..{n}"),
-        ));
-    }
-    Ok(out)
-}
-
 impl wit::Guest for Component {
     fn plan(instance: wit::Instance) -> Result<wit::RequestPlan, wit::PlanError> {
         let inst = Instance::from(instance);
-        with_planner(inst.intervals.len(), inst.k_max, |planner| {
+        with_planner(inst.intervals.len(), inst.k_max, &inst.method, |planner| {
             let plan = planner.plan(&inst.request())?;
             Ok(wit::RequestPlan {
                 requests: plan
@@ -303,7 +303,8 @@ impl wit::Guest for Component {
     ) -> Result<Vec<wit::FrontierPoint>, wit::PlanError> {
         let inst = Instance::from(instance);
         let mut points = Vec::with_capacity(max_points.min(4096) as usize);
-        with_planner(inst.intervals.len(), inst.k_max, |planner| {
+        let method = Planner::frontier_method(exact);
+        with_planner(inst.intervals.len(), inst.k_max, &method, |planner| {
             planner.frontier(&inst.request(), exact, max_points as usize, &mut points)
         })
         .map_err(plan_error)?;
@@ -321,24 +322,27 @@ impl wit::Guest for Component {
     }
 
     fn error_message(error: wit::PlanError) -> String {
-        error_message(error)
+        core_error(error).to_string()
+    }
+
+    fn set_memory_limit(bytes: u64) {
+        PLANNER.with_borrow_mut(|planner| *planner = Planner::with_memory_limit(bytes));
     }
 
     fn evaluate(
         instance: wit::Instance,
         groups: Vec<wit::Group>,
     ) -> Result<wit::Summary, wit::PlanError> {
-        let mut inst = Instance::from(instance);
-        // Validate the instance exactly as planning does (separate is O(n)).
-        inst.method = Method::Separate;
-        with_planner(inst.intervals.len(), inst.k_max, |planner| {
-            planner.plan(&inst.request()).map(|_| ())
-        })
-        .map_err(plan_error)?;
-        let requests = requests_of(&inst.intervals, &groups)?;
-        let required = inst.intervals.iter().map(|iv| iv.len).sum();
-        let p = Parallelism::new(inst.parallelism).map_err(plan_error)?;
-        Ok(summary(&summarize(&requests, required, &inst.surrogate, p)))
+        let inst = Instance::from(instance);
+        let groups: Vec<(u32, u32)> = groups.iter().map(|g| (g.first, g.last)).collect();
+        with_planner(
+            inst.intervals.len(),
+            inst.k_max,
+            &Method::Separate,
+            |planner| planner.evaluate(&inst.request(), &groups),
+        )
+        .map(|(_, s)| summary(&s))
+        .map_err(plan_error)
     }
 }
 
@@ -383,4 +387,4 @@ impl wit_reorder::Guest for Component {
     }
 }
 
-export!(Component);
+bindings::export!(Component with_types_in bindings);

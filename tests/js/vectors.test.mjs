@@ -101,7 +101,7 @@ async function load() {
 }
 
 const U64_MAX = (1n << 64n) - 1n;
-const METHODS = ['warp', 'exact', 'frontier', 'lagrangian', 'min_w', 'min_b', 'separate', 'lance', 'object_store'];
+const METHODS = ['warp', 'exact', 'frontier', 'lagrangian', 'min_w', 'min_b', 'separate', 'lance_rule', 'object_store_rule'];
 
 class DecodeError extends Error {}
 
@@ -232,4 +232,56 @@ test('typed errors name the field', async () => {
   });
   const ok = planner.plan({ ...instance, intervals: [{ offset: 0n, len: 10n }, { offset: 18446744073709551000n, len: 10n }] });
   assert.equal(ok.requests.at(-1).offset, 18446744073709551000n);
+});
+
+// The reorder vectors (tests/vectors-reorder/): the same permutation and
+// co-access gap, bit for bit, or the same refusal (field and line).
+const LAYOUT_TAGS = {
+  identity: 'identity', random: 'random', pca_1d: 'pca1d',
+  pca_zorder: 'pca-z-order', pca_hilbert: 'pca-hilbert', spectral: 'spectral',
+};
+
+function layoutOf(l) {
+  const tag = LAYOUT_TAGS[l.method];
+  assert.ok(tag, `unknown layout ${l.method}`);
+  if (l.dims !== null) return { tag, val: Number(l.dims) };
+  if (l.seed !== null) return { tag, val: l.seed };
+  return { tag };
+}
+
+const f32s = (xs) => Float32Array.from(xs, (x) => (typeof x === 'bigint' ? Number(x) : x.float));
+const u32s = (xs) => Uint32Array.from(xs, (x) => Number(x));
+
+test('every reorder vector through the reorder exports, bit for bit', async () => {
+  const m = await load();
+  const reorder = m.reorder ?? m['warp:planner/reorder@0.1.0'];
+  const dir = join(root, 'tests/vectors-reorder');
+  const names = readdirSync(dir).filter((f) => f.endsWith('.json')).sort();
+  assert.ok(names.length >= 10, `${names.length} reorder vectors`);
+  const failures = [];
+  for (const name of names) {
+    const v = parseExact(readFileSync(join(dir, name), 'utf8'));
+    assert.equal(v.name + '.json', name);
+    const inp = v.input;
+    const input = {
+      centroids: f32s(inp.centroids),
+      dim: Number(inp.dim),
+      sizes: inp.sizes,
+      probes: u32s(inp.probes),
+      probeOffsets: u32s(inp.probe_offsets),
+    };
+    let actual;
+    try {
+      const order = reorder.reorder(input, layoutOf(inp.layout));
+      const gap = reorder.coaccessGap(order, inp.sizes, input.probes, input.probeOffsets);
+      actual = { order: Array.from(order, (x) => BigInt(x)), gap: { float: gap } };
+    } catch (e) {
+      if (!e.payload) throw e;
+      actual = { error: { field: e.payload.field, message: e.payload.message } };
+    }
+    const d = differs(v.expected, actual);
+    if (d) failures.push(`${name}: differs at ${d}`);
+  }
+  assert.deepEqual(failures, []);
+  console.log(`${names.length} reorder vectors identical under Node ${process.version}`);
 });

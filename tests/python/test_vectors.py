@@ -23,8 +23,12 @@ from wasmtime import component as wc
 ROOT = Path(__file__).resolve().parents[2]
 COMPONENT = Path(os.environ.get("WARP_COMPONENT", ROOT / "target/planner-component/planner.wasm"))
 VECTORS = ROOT / "tests/vectors"
+REORDER_VECTORS = ROOT / "tests/vectors-reorder"
 INTERFACE = "warp:planner/planner@0.1.0"
-METHODS = ["warp", "exact", "frontier", "lagrangian", "min_w", "min_b", "separate", "lance", "object_store"]
+REORDER_INTERFACE = "warp:planner/reorder@0.1.0"
+LAYOUT_TAGS = {"identity": "identity", "random": "random", "pca_1d": "pca1d",
+               "pca_zorder": "pca-z-order", "pca_hilbert": "pca-hilbert", "spectral": "spectral"}
+METHODS = ["warp", "exact", "frontier", "lagrangian", "min_w", "min_b", "separate", "lance_rule", "object_store_rule"]
 U64_MAX = (1 << 64) - 1
 
 
@@ -174,6 +178,11 @@ class Planner:
         for name in ["plan", "error-message"]:
             index = self.instance.get_export_index(self.store, name, iface)
             self.funcs[name] = self.instance.get_func(self.store, index)
+        reorder = self.instance.get_export_index(self.store, REORDER_INTERFACE)
+        assert reorder is not None, f"{REORDER_INTERFACE} not exported"
+        for name in ["reorder", "coaccess-gap"]:
+            index = self.instance.get_export_index(self.store, name, reorder)
+            self.funcs[name] = self.instance.get_func(self.store, index)
 
     def call(self, name, *args):
         return self.funcs[name](self.store, *args)
@@ -233,6 +242,44 @@ class VectorsTest(unittest.TestCase):
             "intervals": [[0, 10], [top, 10]], "k_max": 4, "parallelism": 8.0,
             "surrogate": {"affine": {"fixed_ms": 25.0, "per_mib_ms": 5.0}}}))
         self.assertEqual(plan["ranges"][-1], [top, 10])
+
+
+def layout(l):
+    """The WIT `layout` variant of a reorder vector's layout object."""
+    tag = LAYOUT_TAGS[l["method"]]
+    if l["dims"] is not None:
+        return wc.Variant(tag, l["dims"])
+    if l["seed"] is not None:
+        return wc.Variant(tag, l["seed"])
+    return wc.Variant(tag)
+
+
+class ReorderVectorsTest(unittest.TestCase):
+    def test_every_reorder_vector_bit_for_bit(self):
+        """tests/vectors-reorder/: the same permutation and co-access gap, bit
+        for bit, or the same refusal (field and line)."""
+        planner = Planner()
+        paths = sorted(REORDER_VECTORS.glob("*.json"))
+        self.assertGreaterEqual(len(paths), 10)
+        failures = []
+        for path in paths:
+            v = json.loads(path.read_text())
+            self.assertEqual(v["name"], path.stem)
+            i = v["input"]
+            inp = record(centroids=[float(x) for x in i["centroids"]], dim=i["dim"], sizes=i["sizes"],
+                         probes=i["probes"], probe_offsets=i["probe_offsets"])
+            out = planner.call("reorder", inp, layout(i["layout"]))
+            if isinstance(out, list):
+                gap = planner.call("coaccess-gap", out, i["sizes"], i["probes"], i["probe_offsets"])
+                actual = {"order": out, "gap": gap} if isinstance(gap, float) else \
+                    {"error": {"field": gap.field, "message": gap.message}}
+            else:
+                actual = {"error": {"field": out.field, "message": out.message}}
+            d = differs(v["expected"], actual)
+            if d:
+                failures.append(f"{path.name}: differs at {d}")
+        self.assertEqual(failures, [])
+        print(f"\n{len(paths)} reorder vectors identical under wasmtime-py")
 
 
 if __name__ == "__main__":

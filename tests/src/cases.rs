@@ -175,8 +175,8 @@ pub fn cases() -> Vec<Case> {
         "min_w",
         "min_b",
         "separate",
-        "lance",
-        "object_store",
+        "lance_rule",
+        "object_store_rule",
     ] {
         add(&format!("method_{method}"), base.clone().m(method).value());
     }
@@ -253,7 +253,7 @@ pub fn cases() -> Vec<Case> {
     );
 
     // ---- tiny n ----
-    for method in ["warp", "exact", "min_b", "separate", "lance"] {
+    for method in ["warp", "exact", "min_b", "separate", "lance_rule"] {
         add(
             &format!("empty_intervals_{method}"),
             Inst::new(vec![]).m(method).value(),
@@ -313,8 +313,8 @@ pub fn cases() -> Vec<Case> {
     ];
     add("near_u64_max", Inst::new(top.clone()).k(2).value());
     add(
-        "near_u64_max_object_store",
-        Inst::new(top.clone()).m("object_store").value(),
+        "near_u64_max_object_store_rule",
+        Inst::new(top.clone()).m("object_store_rule").value(),
     );
     add(
         "near_u64_max_exact_unbounded",
@@ -325,6 +325,40 @@ pub fn cases() -> Vec<Case> {
         Inst::new(vec![(0, MIB), (1 << 62, MIB), (u64::MAX - MIB, MIB)])
             .k(1)
             .value(),
+    );
+
+    // ---- huge lengths, budgets and capacities (issue 10: runtimes must agree
+    // on errors too; a u32 saturation on wasm32 made the component print
+    // `requests: 4294967295` where native printed `549755813888`) ----
+    add(
+        "error_lance_rule_len_2_63",
+        Inst::new(vec![(0, 1 << 63)]).m("lance_rule").value(),
+    );
+    add(
+        "lance_rule_17_pieces_fit",
+        Inst::new(vec![(0, 16 * MIB * 17)]).m("lance_rule").value(),
+    );
+    add(
+        "separate_len_near_u64_max",
+        Inst::new(vec![(0, u64::MAX - 1)]).m("separate").value(),
+    );
+    add(
+        "k_max_u64_max",
+        Inst::new(vec![(0, MIB), (4 * MIB, MIB), (64 * MIB, MIB)])
+            .k(u64::MAX)
+            .m("min_w")
+            .value(),
+    );
+    // 16 500 intervals with K_max = n: a 1.09 GB DP table, over the 1 GiB
+    // default plan memory limit; warp plans it without the table.
+    let wide: Vec<(u64, u64)> = (0..16_500).map(|i| (i * 8192, 4096)).collect();
+    add(
+        "error_memory_limit_min_w_n16500",
+        Inst::new(wide.clone()).k(16_500).m("min_w").value(),
+    );
+    add(
+        "memory_limit_warp_without_table_n16500",
+        Inst::new(wide).k(16_500).value(),
     );
 
     // ---- IVF-like instances up to n = 256 ----
@@ -359,8 +393,8 @@ pub fn cases() -> Vec<Case> {
         "min_w",
         "min_b",
         "separate",
-        "lance",
-        "object_store",
+        "lance_rule",
+        "object_store_rule",
     ] {
         add(
             &format!("ivf_n256_{method}"),
@@ -390,13 +424,13 @@ pub fn cases() -> Vec<Case> {
 
     // ---- baselines' own rules ----
     add(
-        "lance_splits_long_range",
+        "lance_rule_splits_long_range",
         Inst::new(vec![
             (0, 40 * MIB),
             (40 * MIB + 4 * KIB, MIB),
             (80 * MIB, 4 * KIB),
         ])
-        .m("lance")
+        .m("lance_rule")
         .value(),
     );
     add(

@@ -6,9 +6,9 @@ use planner_core::json::{Instance, PlanJson};
 use planner_core::{
     Breakpoint, Capacity, Interval, Method, Plan, PlanError, PlanRequest, Planner, Surrogate,
 };
-use warp_host::component::{
-    COMPONENT_WASM, ComponentError, Limits, PlannerComponent, TrapCause, Work,
-};
+use warp_host::component::{COMPONENT_WASM, ComponentError, PlannerComponent, TrapCause, Work};
+use warp_host::limits::Limits;
+use warp_host::query::{ComponentBackend, NativeBackend, PlanBackend};
 use warp_tests::{instance_text, load_vectors, outcome, same_json, vectors_dir};
 
 /// The `warp plan` path: the instance JSON decoded by the host
@@ -161,13 +161,41 @@ fn non_finite_values_are_typed_errors() {
     }
 }
 
+/// A backend's answer, or its error line.
+type Outcome = Result<(Vec<planner_core::Request>, planner_core::PlanSummary), String>;
+
+/// Both backends under the same limits give the same answer or the same error.
+fn both(limits: Limits, req: &PlanRequest<'_>) -> (Outcome, Outcome) {
+    let native = NativeBackend::new(limits)
+        .plan(req)
+        .map_err(|e| e.to_string());
+    let component = ComponentBackend::new(limits)
+        .unwrap()
+        .plan(req)
+        .map_err(|e| e.to_string());
+    (native, component)
+}
+
 #[test]
-fn ten_million_intervals_hit_the_memory_cap_and_the_next_call_works() {
-    let mut c = PlannerComponent::new().unwrap();
+fn ten_million_intervals_are_refused_alike_and_the_next_call_works() {
     let s3 = Surrogate::S3;
     let huge: Vec<Interval> = (0..10_000_000u64)
         .map(|i| Interval::new(i * 8192, 4096))
         .collect();
+    // Over the plan memory limit: the same refusal, before any work.
+    let (native, component) = both(Limits::default(), &request(&huge, &s3));
+    let line = native.clone().unwrap_err();
+    assert!(
+        line.starts_with("plan memory: 10000000 intervals need"),
+        "{line}"
+    );
+    assert_eq!(native, component);
+    // Input copies beyond the guest memory cap are a trap ...
+    let small = Limits {
+        plan_memory_bytes: 8 << 20,
+        ..Limits::default()
+    };
+    let mut c = PlannerComponent::with_limits(small).unwrap();
     let err = c.plan(&request(&huge, &s3)).unwrap_err();
     match &err {
         ComponentError::Trap {
@@ -182,7 +210,7 @@ fn ten_million_intervals_hit_the_memory_cap_and_the_next_call_works() {
                 }
             );
             assert!(requested > limit);
-            assert!(*limit <= Limits::default().max_memory_bytes);
+            assert!(*limit <= (80 << 20));
         }
         other => panic!("{other:?}"),
     }
@@ -191,7 +219,7 @@ fn ten_million_intervals_hit_the_memory_cap_and_the_next_call_works() {
         line.contains("guest memory limit") && line.contains("10000000 intervals"),
         "{line}"
     );
-    // The trapped instance was replaced: the same PlannerComponent plans again.
+    // ... and the trapped instance was replaced: the same PlannerComponent plans again.
     let iv = intervals(32);
     let (requests, summary) = c.plan(&request(&iv, &s3)).unwrap();
     assert_eq!(
@@ -200,15 +228,46 @@ fn ten_million_intervals_hit_the_memory_cap_and_the_next_call_works() {
     );
 }
 
+/// Issue 10: n = 1e6 with K_max = 1000 was refused by the component
+/// (`workspace bytes: 4294967295 …`) while native planned it. The baselines
+/// need no DP table; warp's table (4 GB) does not fit the 1 GiB limit, so
+/// both runtimes plan it as lagrangian, identically.
 #[test]
-fn deadline_is_a_trap_and_the_next_call_works() {
+fn a_million_intervals_plan_alike_in_both_runtimes() {
+    let s3 = Surrogate::S3;
+    let iv: Vec<Interval> = (0..1_000_000u64)
+        .map(|i| Interval::new(i * 65_536 + (i % 13) * 512, 4096 + (i % 5) * 1024))
+        .collect();
+    for method in [Method::Separate, Method::LanceRule, Method::Warp] {
+        let req = PlanRequest {
+            k_max: 1000,
+            method,
+            ..request(&iv, &s3)
+        };
+        let (native, component) = both(Limits::default(), &req);
+        let native = native.unwrap();
+        assert_eq!(Ok(native), component, "{method}");
+    }
+    // A table method says what to change.
+    let req = PlanRequest {
+        k_max: 1000,
+        method: Method::MinW,
+        ..request(&iv, &s3)
+    };
+    let (native, component) = both(Limits::default(), &req);
+    let line = native.clone().unwrap_err();
+    assert!(line.contains("lower k_max"), "{line}");
+    assert_eq!(native, component);
+}
+
+#[test]
+fn the_deadline_stops_both_runtimes_with_the_same_error() {
     let limits = Limits {
         max_deadline_ms: 1,
         deadline_base_ms: 1,
         deadline_ns_per_cell: 0,
         ..Limits::default()
     };
-    let mut c = PlannerComponent::with_limits(limits).unwrap();
     let s3 = Surrogate::S3;
     // Planning 20,000 IVF-like intervals with `exact` takes far longer than a
     // 1 ms deadline (one epoch tick).
@@ -222,21 +281,21 @@ fn deadline_is_a_trap_and_the_next_call_works() {
         k_max: 64,
         ..request(&iv, &s3)
     };
-    let err = c.plan(&exact).unwrap_err();
-    match &err {
-        ComponentError::Trap {
-            cause: TrapCause::Deadline { ms: 1 },
-            ..
-        } => {}
-        other => panic!("{other:?}"),
-    }
-    assert!(
-        err.to_string()
-            .contains("execution deadline of 1 ms exceeded planning 20000 intervals"),
-        "{err}"
+    let mut c = PlannerComponent::with_limits(limits).unwrap();
+    assert_eq!(
+        c.plan(&exact).unwrap_err(),
+        ComponentError::Plan(PlanError::Interrupted)
     );
+    let (native, component) = both(limits, &exact);
+    assert!(
+        native
+            .clone()
+            .unwrap_err()
+            .ends_with(&PlanError::Interrupted.to_string())
+    );
+    assert_eq!(native, component);
     // The trapped instance was replaced: the same PlannerComponent plans again.
-    c.set_limits(Limits::default());
+    c.set_limits(Limits::default()).unwrap();
     let small = intervals(3);
     assert_eq!(
         c.plan(&request(&small, &s3)).unwrap(),
@@ -269,7 +328,7 @@ fn evaluate_summarizes_a_callers_plan_and_checks_the_partition() {
         vec![],
     ] {
         match c.evaluate(&req, &bad) {
-            Err(ComponentError::InvalidGroups { field, .. }) => {
+            Err(ComponentError::Plan(PlanError::InvalidGroups { field, .. })) => {
                 assert!(field.starts_with("groups"), "{field}");
             }
             other => panic!("{bad:?}: {other:?}"),

@@ -50,7 +50,9 @@
 #![deny(rustdoc::broken_intra_doc_links)]
 
 use planner_core::json::{Instance, PlanJson};
-use planner_core::{Capacity, FrontierPoint, Method, Plan, PlanError, Planner, Pricing, Surrogate};
+use planner_core::{
+    Capacity, FrontierPoint, Method, Plan, PlanError, Planner, Pricing, Resource, Surrogate,
+};
 use serde_json::{Map, Value, json};
 use wasm_bindgen::prelude::*;
 
@@ -247,18 +249,18 @@ impl Explorer {
     fn sized_planner(n: usize, k_max: usize) -> Result<Planner, PlanError> {
         if n > MAX_INTERVALS {
             return Err(PlanError::CapacityExceeded {
-                what: "intervals",
-                requested: n,
-                capacity: MAX_INTERVALS,
+                what: Resource::Intervals,
+                requested: n as u64,
+                capacity: MAX_INTERVALS as u64,
             });
         }
         let k = k_max.min(n);
         let max_k = MAX_DP_TABLE_BYTES / (4 * n.max(1));
         if k > max_k {
             return Err(PlanError::CapacityExceeded {
-                what: "k_max",
-                requested: k,
-                capacity: max_k,
+                what: Resource::KMax,
+                requested: k as u64,
+                capacity: max_k as u64,
             });
         }
         Planner::new(Capacity::new(n, k))
@@ -701,7 +703,7 @@ mod tests {
             matches!(
                 e,
                 PlanError::CapacityExceeded {
-                    what: "intervals",
+                    what: Resource::Intervals,
                     ..
                 }
             ),
@@ -714,7 +716,13 @@ mod tests {
         let settings = S.replace("\"k_max\": 2", &format!("\"k_max\": {n}"));
         let e = ex.plan(&settings).unwrap_err();
         assert!(
-            matches!(e, PlanError::CapacityExceeded { what: "k_max", .. }),
+            matches!(
+                e,
+                PlanError::CapacityExceeded {
+                    what: Resource::KMax,
+                    ..
+                }
+            ),
             "{e}"
         );
         // The explorer stays usable after the refusal.

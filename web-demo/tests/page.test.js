@@ -147,8 +147,8 @@ test('pasted golden vectors display their expected plans', { timeout: 300_000 },
     assert.equal(shownMethod, typeof m === 'string' ? m : 'coalesce', `${v.file}: method control`);
   }
   // Every method of the JSON contract went through the page.
-  for (const m of ['warp', 'exact', 'frontier', 'lagrangian', 'min_w', 'min_b', 'separate', 'lance',
-    'object_store', 'coalesce']) {
+  for (const m of ['warp', 'exact', 'frontier', 'lagrangian', 'min_w', 'min_b', 'separate', 'lance_rule',
+    'object_store_rule', 'coalesce']) {
     assert.ok(methods.has(m), `no golden vector with method ${m}`);
   }
 });

@@ -351,8 +351,8 @@ async function update(since = performance.now()) {
     frontierKey: frontierKey(),
     baselines: [
       ['separate', settingsText('separate')],
-      ['lance', settingsText('lance')],
-      ['object_store', settingsText('object_store')],
+      ['lance_rule', settingsText('lance_rule')],
+      ['object_store_rule', settingsText('object_store_rule')],
       [`coalesce gap=${$('gap').value.trim()}`, settingsText('coalesce')],
     ],
   };

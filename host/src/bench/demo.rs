@@ -155,14 +155,14 @@ impl DemoConfig {
                 };
                 for m in [
                     Method::Separate,
-                    Method::Lance,
-                    Method::ObjectStore,
+                    Method::LanceRule,
+                    Method::ObjectStoreRule,
                     Method::Warp,
                 ] {
                     add(0, m);
                 }
                 if self.layouts().len() > 1 {
-                    add(1, Method::Lance);
+                    add(1, Method::LanceRule);
                     add(1, Method::Warp);
                 }
             }

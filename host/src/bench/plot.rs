@@ -132,10 +132,15 @@ impl Axes {
         }
     }
 
-    fn find<'a>(&self, rows: &'a [BenchRow], s: &str, q: usize, cache: &str) -> Option<&'a BenchRow> {
-        rows.iter().find(|r| {
-            r.series(self.layouts) == s && r.concurrency == q && r.cache == cache
-        })
+    fn find<'a>(
+        &self,
+        rows: &'a [BenchRow],
+        s: &str,
+        q: usize,
+        cache: &str,
+    ) -> Option<&'a BenchRow> {
+        rows.iter()
+            .find(|r| r.series(self.layouts) == s && r.concurrency == q && r.cache == cache)
     }
 }
 
@@ -169,8 +174,15 @@ pub fn write_all(dir: &Path, rows: &[BenchRow], ctx: &PlotContext) -> Result<Vec
         &axes,
         &format!("Throughput vs query concurrency{cache_note}"),
         &[Metric::Qps],
-        &axes.qs.iter().map(|q| format!("Q = {q}")).collect::<Vec<_>>(),
-        |s, xi, m| axes.find(rows, s, axes.qs[xi], &first_cache).map(|r| m.of(r)),
+        &axes
+            .qs
+            .iter()
+            .map(|q| format!("Q = {q}"))
+            .collect::<Vec<_>>(),
+        |s, xi, m| {
+            axes.find(rows, s, axes.qs[xi], &first_cache)
+                .map(|r| m.of(r))
+        },
     )?;
     out.push(path);
 
@@ -181,7 +193,10 @@ pub fn write_all(dir: &Path, rows: &[BenchRow], ctx: &PlotContext) -> Result<Vec
         &axes,
         &format!("Remote I/O per query{cache_note}"),
         &[Metric::Gets, Metric::KiB],
-        |s, qi, m| axes.find(rows, s, axes.qs[qi], &first_cache).map(|r| m.of(r)),
+        |s, qi, m| {
+            axes.find(rows, s, axes.qs[qi], &first_cache)
+                .map(|r| m.of(r))
+        },
     )?;
     out.push(path);
 
@@ -192,7 +207,10 @@ pub fn write_all(dir: &Path, rows: &[BenchRow], ctx: &PlotContext) -> Result<Vec
         &axes,
         &format!("Query latency{cache_note}"),
         &[Metric::P50, Metric::P99],
-        |s, qi, m| axes.find(rows, s, axes.qs[qi], &first_cache).map(|r| m.of(r)),
+        |s, qi, m| {
+            axes.find(rows, s, axes.qs[qi], &first_cache)
+                .map(|r| m.of(r))
+        },
     )?;
     out.push(path);
 
@@ -246,7 +264,11 @@ type Area<'a> = DrawingArea<SVGBackend<'a>, plotters::coord::Shift>;
 
 /// Splits `root` into the chart area and the caption strip, drawing the
 /// title and the caption.
-fn frame<'a>(root: &Area<'a>, title: &str, ctx: &PlotContext) -> std::result::Result<Area<'a>, String> {
+fn frame<'a>(
+    root: &Area<'a>,
+    title: &str,
+    ctx: &PlotContext,
+) -> std::result::Result<Area<'a>, String> {
     root.fill(&WHITE).map_err(|e| e.to_string())?;
     let (_, h) = root.dim_in_pixel();
     let (top, caption) = root.split_vertically((h - CAPTION_H) as i32);
@@ -335,7 +357,9 @@ fn draw_lines(
                 .draw_series(LineSeries::new(pts.clone(), c.stroke_width(2)))
                 .map_err(|e| draw_err(path, e))?
                 .label(s.clone())
-                .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 18, y)], c.stroke_width(2)));
+                .legend(move |(x, y)| {
+                    PathElement::new(vec![(x, y), (x + 18, y)], c.stroke_width(2))
+                });
             chart
                 .draw_series(pts.iter().map(|&p| Circle::new(p, 4, c.filled())))
                 .map_err(|e| draw_err(path, e))?;
@@ -396,12 +420,13 @@ fn draw_bars(
                 .filter_map(|x| {
                     let v = value(s, x, m)?;
                     let left = x as f64 - 0.4 + si as f64 * width;
-                    Some(Rectangle::new([(left, 0.0), (left + width * 0.9, v)], c.filled()))
+                    Some(Rectangle::new(
+                        [(left, 0.0), (left + width * 0.9, v)],
+                        c.filled(),
+                    ))
                 })
                 .collect();
-            let drawn = chart
-                .draw_series(bars)
-                .map_err(|e| draw_err(path, e))?;
+            let drawn = chart.draw_series(bars).map_err(|e| draw_err(path, e))?;
             if pi == 0 {
                 drawn.label(s.clone()).legend(move |(x, y)| {
                     Rectangle::new([(x, y - 5), (x + 12, y + 5)], c.filled())
@@ -427,9 +452,14 @@ fn draw_bars(
 fn draw_cache(path: &Path, ctx: &PlotContext, axes: &Axes, rows: &[BenchRow]) -> Result<()> {
     let metrics = [Metric::Gets, Metric::Qps, Metric::P95, Metric::HitRate];
     let h = 260 * metrics.len() as u32 + CAPTION_H + 30;
-    let root = SVGBackend::new(path, (WIDTH.max(380 * axes.qs.len() as u32), h)).into_drawing_area();
-    let top = frame(&root, "Payload cache sweep (moka: TinyLFU admission, LRU eviction)", ctx)
-        .map_err(|e| draw_err(path, e))?;
+    let root =
+        SVGBackend::new(path, (WIDTH.max(380 * axes.qs.len() as u32), h)).into_drawing_area();
+    let top = frame(
+        &root,
+        "Payload cache sweep (moka: TinyLFU admission, LRU eviction)",
+        ctx,
+    )
+    .map_err(|e| draw_err(path, e))?;
     let panels = top.split_evenly((metrics.len(), axes.qs.len()));
     let xs = &axes.caches;
     for (i, panel) in panels.iter().enumerate() {

@@ -23,8 +23,8 @@ pub struct BenchArgs {
     /// Index and search options.
     #[command(flatten)]
     pub search: SearchOpts,
-    /// Policies, comma-separated: separate, lance, object_store, coalesce:GAP, warp, …
-    #[arg(long, default_value = "separate,lance,object_store,warp")]
+    /// Policies, comma-separated: separate, lance_rule, object_store_rule, coalesce:GAP, warp, …
+    #[arg(long, default_value = "separate,lance_rule,object_store_rule,warp")]
     pub policies: String,
     /// Query concurrencies Q, comma-separated (each 1..=4096).
     #[arg(long, default_value = "32")]

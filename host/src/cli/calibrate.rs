@@ -619,7 +619,7 @@ pub fn execute_tune_greedy(args: &TuneGreedyArgs) -> Result<()> {
             Some(m) => evaluate(&log, m, &base(nprobe))?,
         };
         let warp = evaluate(&log, Method::Warp, &base(nprobe))?;
-        let os = evaluate(&log, Method::ObjectStore, &base(nprobe))?;
+        let os = evaluate(&log, Method::ObjectStoreRule, &base(nprobe))?;
         rows.push((name, lay.name(), nprobe, p.seed, greedy, warp, os));
     }
     let tuned = tuned.map(|m| coalesce_name(&m)).unwrap_or_default();

@@ -196,7 +196,10 @@ fn headline(rows: &[BenchRow], best: &str) -> Option<String> {
                 && r.cache == first.cache
         })
     };
-    let (l, w) = (find("identity", Method::Lance)?, find(best, Method::Warp)?);
+    let (l, w) = (
+        find("identity", Method::LanceRule)?,
+        find(best, Method::Warp)?,
+    );
     Some(format!(
         "{} on {best} vs {} on identity (Q={}): {:.1}x fewer GETs/query, {:.2}x QPS, p99 {:.0} vs {:.0} ms",
         w.policy,

@@ -9,20 +9,17 @@
 //! and the deadline are checked here, before and around either runtime.
 
 use std::path::PathBuf;
-use std::sync::mpsc;
-use std::time::Duration;
 
 use clap::Args;
+use planner_core::Plan;
 use planner_core::json::{Instance, PlanJson};
-use planner_core::{Capacity, Plan, Planner};
 
 use super::args::{OutputArgs, parse_bytes_nonzero};
-use crate::component::PlannerComponent;
 use crate::config::{HostConfigBuilder, Limits};
-use crate::dataset::human_bytes;
 use crate::error::{Error, Result};
 use crate::input::{read_text, stdin_is_terminal};
 use crate::output::{Output, note};
+use crate::query::{ComponentBackend, NativeBackend, PlanBackend};
 
 /// Arguments of `warp plan`.
 #[derive(Debug, Args)]
@@ -68,66 +65,38 @@ impl PlanArgs {
     }
 }
 
-/// Refuses an instance whose planner workspace
-/// ([`Capacity::workspace_bytes`] for `n` intervals and `k_max`) exceeds
-/// `limit`, naming what to change.
-///
-/// # Errors
-/// [`Error::Input`] naming `k_max` and the limit.
-pub fn check_workspace(n: usize, k_max: usize, limit: u64) -> Result<()> {
-    let need = Capacity::new(n, k_max.min(n))
-        .workspace_bytes()
-        .map_or(u64::MAX, |b| b as u64);
-    if need > limit {
-        return Err(Error::input(format!(
-            "k_max: planning {n} intervals with k_max {k_max} needs {} of planner workspace, above the limit of {} (lower k_max, or raise --plan-memory-bytes or WARP_PLAN_MEMORY_BYTES)",
-            human_bytes(need),
-            human_bytes(limit)
-        )));
-    }
-    Ok(())
-}
-
-/// Plans `inst` natively or in the component, on a worker thread bounded
-/// by `deadline_ms`.
-fn plan_within(inst: Instance, native: bool, deadline_ms: u64) -> Result<PlanJson> {
-    let (tx, rx) = mpsc::channel();
-    std::thread::Builder::new()
-        .name("warp-plan".into())
-        .spawn(move || {
-            let req = inst.request();
-            let out = if native {
-                let n = inst.intervals.len();
-                Planner::new(Capacity::new(n, inst.k_max.min(n)))
-                    .and_then(|mut p| p.plan(&req).map(|plan| PlanJson::from(&plan)))
-                    .map_err(|e| Error::input(e.to_string()))
-            } else {
-                PlannerComponent::new()
-                    .and_then(|mut c| c.plan(&req))
-                    .map(|(requests, summary)| {
-                        PlanJson::from(&Plan {
-                            requests: &requests,
-                            summary,
-                        })
-                    })
-                    .map_err(|e| Error::input(e.to_string()))
-            };
-            let _ = tx.send(out);
-        })
-        .map_err(|source| Error::Io {
-            path: "planner thread".into(),
-            source,
-        })?;
-    match rx.recv_timeout(Duration::from_millis(deadline_ms)) {
-        Ok(r) => r,
-        // The worker is left running; the process exits with this error.
-        Err(mpsc::RecvTimeoutError::Timeout) => Err(Error::input(format!(
-            "plan: no plan within the deadline of {deadline_ms} ms (raise it with --plan-deadline-ms or WARP_PLAN_DEADLINE_MS, or choose a faster method)"
-        ))),
-        Err(mpsc::RecvTimeoutError::Disconnected) => Err(Error::Planner {
-            reason: "the planner thread stopped without an answer".into(),
-        }),
-    }
+/// Plans `inst` natively or in the component under the same
+/// [`crate::limits::Limits`]: the workspace bound (sized by the method) and the
+/// deadline (native: planner-core's cooperative interrupt; component: the
+/// epoch deadline). Refusals print exactly the planner's one line, the same
+/// from both runtimes.
+fn plan_within(inst: Instance, native: bool, limits: &Limits) -> Result<PlanJson> {
+    let plan_limits = crate::limits::Limits {
+        plan_memory_bytes: limits.plan_memory_bytes,
+        max_deadline_ms: limits.plan_deadline_ms,
+        ..crate::limits::Limits::default()
+    };
+    let req = inst.request();
+    let planned = if native {
+        NativeBackend::new(plan_limits).plan(&req)
+    } else {
+        ComponentBackend::new(plan_limits).and_then(|mut c| c.plan(&req))
+    };
+    let (requests, summary) = planned.map_err(|e| match e {
+        Error::Plan(p @ planner_core::PlanError::MemoryLimit { .. }) => Error::input(format!(
+            "{p} (or raise --plan-memory-bytes or WARP_PLAN_MEMORY_BYTES)"
+        )),
+        Error::Plan(p @ planner_core::PlanError::Interrupted) => Error::input(format!(
+            "{p} (--plan-deadline-ms or WARP_PLAN_DEADLINE_MS: {} ms)",
+            limits.plan_deadline_ms
+        )),
+        Error::Plan(p) => Error::input(p.to_string()),
+        other => other,
+    })?;
+    Ok(PlanJson::from(&Plan {
+        requests: &requests,
+        summary,
+    }))
 }
 
 /// Plans the instance and prints the plan JSON on stdout.
@@ -153,8 +122,7 @@ pub fn execute(args: &PlanArgs) -> Result<()> {
     // Planner refusals print exactly their one line (the golden vectors'
     // `error`), the same from both runtimes.
     let inst = Instance::from_json(&text).map_err(|e| Error::input(e.to_string()))?;
-    check_workspace(inst.intervals.len(), inst.k_max, limits.plan_memory_bytes)?;
-    let plan = plan_within(inst, args.native, limits.plan_deadline_ms)?;
+    let plan = plan_within(inst, args.native, &limits)?;
     if args.output.pretty {
         let _ = out.json(&plan)?;
     } else {

@@ -239,7 +239,7 @@ pub fn execute(args: &ReorderArgs) -> Result<()> {
         let mut plans = serde_json::Map::new();
         for (name, o) in [("layout", &order), ("identity", &identity)] {
             let mut per_method = serde_json::Map::new();
-            for method in [Method::Warp, Method::Lance] {
+            for method in [Method::Warp, Method::LanceRule] {
                 let settings = LogPlanSettings {
                     method,
                     k_max: args.k_max,

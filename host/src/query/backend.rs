@@ -4,17 +4,23 @@
 //! query at most), so the allocation-bounded planners are reused.
 
 use std::sync::{Arc, Mutex};
+use std::time::Instant;
 
-use planner_core::{Capacity, Method, PlanRequest, PlanSummary, Planner, Request};
+use planner_core::{Method, PlanRequest, PlanSummary, Planner, Request};
 
 use crate::error::{Error, Result};
+use crate::limits::Limits;
 
-/// Something that plans requests.
+/// Something that plans requests: the native planner or the planner
+/// component, under the same [`Limits`] and with the same errors.
 pub trait PlanBackend: Send {
     /// Plans `req`.
     ///
     /// # Errors
-    /// [`Error::Plan`] for a refused request, [`Error::Planner`] when the
+    /// [`Error::Plan`] for a refused request — including
+    /// [`PlanError::MemoryLimit`](planner_core::PlanError::MemoryLimit) and
+    /// [`PlanError::Interrupted`](planner_core::PlanError::Interrupted) at the
+    /// deadline, identical for both backends — and [`Error::Planner`] when the
     /// backend itself fails.
     fn plan(&mut self, req: &PlanRequest<'_>) -> Result<(Vec<Request>, PlanSummary)>;
 
@@ -22,35 +28,34 @@ pub trait PlanBackend: Send {
     fn name(&self) -> &'static str;
 }
 
-/// `planner_core::Planner` in-process; grows its capacity when a request
-/// exceeds it (re-allocating once, then planning allocation-free again).
+/// `planner_core::Planner` in-process: grown with
+/// [`Planner::reserve`] to what each request's method needs within
+/// [`Limits::plan_memory_bytes`] (re-allocating once, then planning
+/// allocation-free again), and stopped at [`Limits::plan_deadline`].
+#[derive(Debug)]
 pub struct NativeBackend {
     planner: Planner,
+    limits: Limits,
 }
 
 impl NativeBackend {
-    /// A planner for up to `max_intervals` intervals and budget `max_k`.
-    ///
-    /// # Errors
-    /// [`Error::Plan`] when the capacity is unrepresentable.
-    pub fn new(max_intervals: usize, max_k: usize) -> Result<Self> {
-        Ok(Self {
-            planner: Planner::new(Capacity::new(max_intervals, max_k))?,
-        })
+    /// An empty planner under `limits`.
+    pub fn new(limits: Limits) -> Self {
+        Self {
+            planner: Planner::with_memory_limit(limits.plan_memory_bytes),
+            limits,
+        }
     }
 }
 
 impl PlanBackend for NativeBackend {
     fn plan(&mut self, req: &PlanRequest<'_>) -> Result<(Vec<Request>, PlanSummary)> {
-        let cap = self.planner.capacity();
-        let need = Capacity::new(
-            req.intervals.len().max(cap.max_intervals),
-            req.k_max.min(req.intervals.len()).max(cap.max_k),
-        );
-        if need != cap {
-            self.planner = Planner::new(need)?;
-        }
-        let plan = self.planner.plan(req)?;
+        self.planner
+            .reserve(req.intervals.len(), req.k_max, &req.method)?;
+        let deadline = Instant::now() + self.limits.plan_deadline(req);
+        let plan = self
+            .planner
+            .plan_until(req, &mut || Instant::now() >= deadline)?;
         Ok((plan.requests.to_vec(), plan.summary))
     }
 
@@ -60,15 +65,16 @@ impl PlanBackend for NativeBackend {
 }
 
 /// The planner component (wasmtime), one instance per pooled backend.
+#[derive(Debug)]
 pub struct ComponentBackend(crate::component::PlannerComponent);
 
 impl ComponentBackend {
-    /// Instantiates the embedded component.
+    /// Instantiates the embedded component under `limits`.
     ///
     /// # Errors
     /// [`Error::Planner`] when it cannot be compiled or instantiated.
-    pub fn new() -> Result<Self> {
-        crate::component::PlannerComponent::new()
+    pub fn new(limits: Limits) -> Result<Self> {
+        crate::component::PlannerComponent::with_limits(limits)
             .map(Self)
             .map_err(component_error)
     }
@@ -93,30 +99,53 @@ impl PlanBackend for ComponentBackend {
     }
 }
 
-/// The component factory; instantiates one component up front so a load
-/// failure is reported before any query runs.
+/// The component factory under [`Limits::default`] (see
+/// [`component_factory_with`]).
 ///
 /// # Errors
 /// [`Error::Planner`] when the component cannot be loaded.
 pub fn component_factory() -> Result<BackendFactory> {
-    ComponentBackend::new()?;
-    Ok(Arc::new(|| {
-        Ok(Box::new(ComponentBackend::new()?) as Box<dyn PlanBackend>)
+    component_factory_with(Limits::default())
+}
+
+/// The component factory under `limits`; instantiates one component up front
+/// so a load failure is reported before any query runs.
+///
+/// # Errors
+/// [`Error::Planner`] when the component cannot be loaded.
+pub fn component_factory_with(limits: Limits) -> Result<BackendFactory> {
+    ComponentBackend::new(limits)?;
+    Ok(Arc::new(move || {
+        Ok(Box::new(ComponentBackend::new(limits)?) as Box<dyn PlanBackend>)
     }))
 }
 
 /// Makes backends for the pool.
 pub type BackendFactory = Arc<dyn Fn() -> Result<Box<dyn PlanBackend>> + Send + Sync>;
 
-/// The native factory (planners start at 256 intervals, budget 64).
+/// The native factory under [`Limits::default`].
 pub fn native_factory() -> BackendFactory {
-    Arc::new(|| Ok(Box::new(NativeBackend::new(256, 64)?) as Box<dyn PlanBackend>))
+    native_factory_with(Limits::default())
+}
+
+/// The native factory under `limits`.
+pub fn native_factory_with(limits: Limits) -> BackendFactory {
+    Arc::new(move || Ok(Box::new(NativeBackend::new(limits)) as Box<dyn PlanBackend>))
 }
 
 /// A pool of backends shared by concurrent queries.
 pub struct BackendPool {
     factory: BackendFactory,
     idle: Mutex<Vec<Box<dyn PlanBackend>>>,
+}
+
+impl std::fmt::Debug for BackendPool {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let idle = self.idle.lock().map_or(0, |v| v.len());
+        f.debug_struct("BackendPool")
+            .field("idle", &idle)
+            .finish_non_exhaustive()
+    }
 }
 
 impl BackendPool {
@@ -150,49 +179,17 @@ impl BackendPool {
     }
 }
 
-/// Parses a policy name: `separate`, `lance`, `object_store`,
-/// `coalesce:GAP` (bytes; `K`/`M` suffixes for KiB/MiB), `warp`, or any
-/// other planner method name (`min_w`, `min_b`, `frontier`, `lagrangian`,
-/// `exact`).
+/// Parses a policy (a [`Method`] spelling: `warp`, `separate`,
+/// `coalesce:1MiB`, `lance_rule`, … — see [`Method::SPELLINGS`]).
 ///
 /// # Errors
-/// [`Error::Config`] naming the policy.
+/// [`Error::Config`] naming the policy and listing the accepted spellings.
 pub fn parse_policy(s: &str) -> Result<Method> {
-    if let Some(gap) = s.strip_prefix("coalesce:") {
-        let (digits, mult) = match gap.as_bytes().last() {
-            Some(b'K' | b'k') => (&gap[..gap.len() - 1], 1024),
-            Some(b'M' | b'm') => (&gap[..gap.len() - 1], 1 << 20),
-            _ => (gap, 1),
-        };
-        let max_gap = digits
-            .parse::<u64>()
-            .ok()
-            .and_then(|g| g.checked_mul(mult))
-            .ok_or_else(|| {
-                Error::config(
-                    "policy",
-                    s,
-                    "coalesce:GAP needs a byte count, e.g. coalesce:65536 or coalesce:64K",
-                )
-            })?;
-        return Ok(Method::Coalesce {
-            max_gap,
-            max_span: None,
-        });
-    }
-    Method::from_name(s).ok_or_else(|| {
-        Error::config(
-            "policy",
-            s,
-            "unknown policy (separate, lance, object_store, coalesce:GAP, warp, min_w, min_b, frontier, lagrangian, exact)",
-        )
-    })
+    s.parse()
+        .map_err(|e: planner_core::ParseError| Error::config("policy", s, e.to_string()))
 }
 
-/// The display name of a policy (`coalesce:65536` for coalescing).
+/// The canonical spelling of a policy (its `Display`, e.g. `coalesce:64KiB`).
 pub fn policy_name(m: &Method) -> String {
-    match m {
-        Method::Coalesce { max_gap, .. } => format!("coalesce:{max_gap}"),
-        m => m.name().to_string(),
-    }
+    m.to_string()
 }

@@ -63,8 +63,8 @@ pub async fn write(f: &Fixture, loc: &StoreLocation, order: &[u32], name: &str) 
 
 pub const POLICIES: [&str; 6] = [
     "separate",
-    "lance",
-    "object_store",
+    "lance_rule",
+    "object_store_rule",
     "coalesce:4096",
     "warp",
     "min_w",

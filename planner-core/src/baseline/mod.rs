@@ -1,7 +1,7 @@
 //! Baselines the planner is measured against: what readers do today.
 
 pub(crate) mod coalesce;
-pub(crate) mod lance;
+pub(crate) mod lance_rule;
 pub(crate) mod separate;
 
 /// `object_store`'s `get_ranges` default: merge ranges whose gap is at most 1 MiB

@@ -1,4 +1,4 @@
-//! Linear-time rows for the affine surrogate `t(L) = a + b·L`.
+//! Linear-time thresholded-DP rows for the affine surrogate `t(L) = a + b·L`.
 //!
 //! With `t` affine the group cost separates: `t(end_j − start_i) = a − b·start_i + b·end_j`,
 //! so `min_j t(span(i, j)) + tail(j)` is a row constant plus the minimum of a
@@ -10,57 +10,10 @@
 //! `b·end_j` keeps full precision.
 
 use super::Score;
-use super::layered::Layer;
-use super::penalized::{PenScore, PenalizedWs};
-use crate::spans::Spans;
+use super::layer::Layer;
+use super::window::Window;
 
-/// `b`, ms per byte, when the surrogate is affine.
-pub(crate) fn per_byte(sp: &Spans<'_>) -> Option<f64> {
-    match sp.surrogate {
-        crate::Surrogate::Affine { per_mib_ms, .. } => Some(per_mib_ms / crate::MIB),
-        crate::Surrogate::Piecewise(_) => None,
-    }
-}
-
-/// Sliding-window minimum over columns, newest (smallest) column last.
-struct Window<'q, K> {
-    cols: &'q mut [u32],
-    keys: &'q mut [K],
-    head: usize,
-    tail: usize,
-}
-
-impl<'q, K: Copy> Window<'q, K> {
-    fn new(cols: &'q mut [u32], keys: &'q mut [K]) -> Self {
-        Self {
-            cols,
-            keys,
-            head: 0,
-            tail: 0,
-        }
-    }
-
-    /// Adds column `j` (smaller than every column held); drops held columns it
-    /// dominates (`le(new, old)`: at least as good, and it stays in the window longer).
-    fn push(&mut self, j: usize, key: K, le: impl Fn(&K, &K) -> bool) {
-        while self.tail > self.head && le(&key, &self.keys[self.tail - 1]) {
-            self.tail -= 1;
-        }
-        self.cols[self.tail] = j as u32;
-        self.keys[self.tail] = key;
-        self.tail += 1;
-    }
-
-    /// Drops columns above `hi`; returns the best remaining column.
-    fn best(&mut self, hi: usize) -> Option<usize> {
-        while self.head < self.tail && self.cols[self.head] as usize > hi {
-            self.head += 1;
-        }
-        (self.head < self.tail).then(|| self.cols[self.head] as usize)
-    }
-}
-
-/// Column key of the layered program: `(b·(end_j − start_0) + W_tail, (end_j − start_0) + bytes_tail)`.
+/// Column key of the thresholded program: `(b·(end_j − start_0) + W_tail, (end_j − start_0) + bytes_tail)`.
 #[derive(Clone, Copy)]
 pub(crate) struct LayerKey {
     w: f64,
@@ -68,7 +21,7 @@ pub(crate) struct LayerKey {
 }
 
 impl LayerKey {
-    pub const ZERO: LayerKey = LayerKey { w: 0.0, bytes: 0 };
+    pub(crate) const ZERO: LayerKey = LayerKey { w: 0.0, bytes: 0 };
 }
 
 /// Affine version of [`basic::solve_rows`](super::basic::solve_rows): `O(n)` per layer.
@@ -106,70 +59,4 @@ pub(crate) fn solve_rows(
         cur[i] = layer.value(i, j);
         choice[i] = j as u32;
     }
-}
-
-/// Column key of the penalized program: `(b·(end_j − start_0) + pen_tail, k_tail,
-/// (end_j − start_0) + bytes_tail)`.
-///
-/// `bytes` fits `u64` (unlike the layered key, whose tails may be infinite):
-/// the tail is a plan of intervals `j + 1..n`, so its bytes are at most
-/// `end_{n−1} − start_{j+1} ≤ end_{n−1} − end_j`, and the sum is at most
-/// `end_{n−1} − start_0`.
-#[derive(Clone, Copy)]
-pub(crate) struct PenKey {
-    pen: f64,
-    k: u32,
-    bytes: u64,
-}
-
-impl PenKey {
-    pub const ZERO: PenKey = PenKey {
-        pen: 0.0,
-        k: 0,
-        bytes: 0,
-    };
-}
-
-/// Affine version of [`penalized::solve`](super::penalized::solve): `O(n)`.
-pub(crate) fn solve_penalized(
-    sp: &Spans<'_>,
-    cap: u64,
-    lambda: f64,
-    b: f64,
-    ws: &mut PenalizedWs,
-) -> PenScore {
-    let n = sp.n();
-    let base = sp.start[0];
-    ws.g[n] = PenScore::ZERO;
-    let mut win = Window::new(&mut ws.queue_col, &mut ws.pen_keys);
-    let le = |x: &PenKey, y: &PenKey| {
-        if x.pen != y.pen {
-            return x.pen < y.pen;
-        }
-        if x.k != y.k {
-            return x.k < y.k;
-        }
-        x.bytes <= y.bytes
-    };
-    let mut hi = n - 1;
-    for i in (0..n).rev() {
-        let tail = ws.g[i + 1];
-        let rel = sp.end[i] - base;
-        win.push(
-            i,
-            PenKey {
-                pen: b * rel as f64 + tail.pen,
-                k: tail.k,
-                bytes: rel + tail.bytes,
-            },
-            le,
-        );
-        while sp.span(i, hi) > cap {
-            hi -= 1;
-        }
-        let j = win.best(hi).unwrap_or(i);
-        ws.g[i] = super::penalized::value(sp, cap, lambda, &ws.g, i, j);
-        ws.next[i] = j as u32;
-    }
-    ws.g[0]
 }

@@ -1,7 +1,7 @@
 //! Divide-and-conquer rows for Monge costs (convex `t`), paper §4.1.2.
 
 use super::Score;
-use super::layered::Layer;
+use super::layer::Layer;
 
 /// Same contract as [`basic::solve_rows`](super::basic::solve_rows), for convex `t`.
 ///

@@ -1,5 +1,7 @@
 //! The count-free program with a price `λ` per request (Lagrangian inner step).
 
+use super::window::Window;
+use crate::interrupt::{ROWS_PER_POLL, Stop};
 use crate::plan::Request;
 use crate::spans::Spans;
 
@@ -14,13 +16,13 @@ pub(crate) struct PenScore {
 }
 
 impl PenScore {
-    pub const ZERO: PenScore = PenScore {
+    pub(crate) const ZERO: PenScore = PenScore {
         pen: 0.0,
         w: 0.0,
         k: 0,
         bytes: 0,
     };
-    pub const INF: PenScore = PenScore {
+    pub(crate) const INF: PenScore = PenScore {
         pen: f64::INFINITY,
         w: f64::INFINITY,
         k: u32::MAX,
@@ -48,24 +50,27 @@ pub(crate) struct PenalizedWs {
     pub queue_col: Vec<u32>,
     pub queue_top: Vec<u32>,
     /// Column keys of the affine sliding window.
-    pub pen_keys: Vec<super::affine::PenKey>,
+    pub pen_keys: Vec<PenKey>,
 }
 
 impl PenalizedWs {
-    pub fn with_capacity(n: usize) -> Self {
+    /// Buffers for `n` intervals (none at all for `n = 0`: nothing to solve).
+    pub(crate) fn with_capacity(n: usize) -> Self {
+        let rows = if n == 0 { 0 } else { n + 1 };
         Self {
-            g: vec![PenScore::INF; n + 1],
+            g: vec![PenScore::INF; rows],
             next: vec![0; n],
             queue_col: vec![0; n],
             queue_top: vec![0; n],
-            pen_keys: vec![super::affine::PenKey::ZERO; n],
+            pen_keys: vec![PenKey::ZERO; n],
         }
     }
 
-    pub fn bytes(&self) -> usize {
+    pub(crate) fn bytes(&self) -> usize {
         self.g.capacity() * size_of::<PenScore>()
             + (self.next.capacity() + self.queue_col.capacity() + self.queue_top.capacity())
                 * size_of::<u32>()
+            + self.pen_keys.capacity() * size_of::<PenKey>()
     }
 }
 
@@ -96,7 +101,9 @@ pub(crate) fn value(
 
 /// Solves `g(i) = min_{i ≤ j, span(i, j) ≤ Λ} t(span(i, j)) + λ + g(j + 1)`,
 /// `g(n) = 0`, preferring fewer requests, fewer bytes, then the smallest `j`.
-/// Returns `g(0)`; the plan is read back with [`write_plan`].
+/// Returns `g(0)`, or `None` once `stop` fired (polled per solve and every
+/// [`ROWS_PER_POLL`] rows of the quadratic scan); the plan is read back with
+/// [`write_plan`].
 ///
 /// `monotone` (convex `t` only) keeps a queue of candidate columns, each owning
 /// the rows where it is best: for Monge costs a newer (smaller) column that is at
@@ -114,15 +121,22 @@ pub(crate) fn solve(
     lambda: f64,
     monotone: bool,
     ws: &mut PenalizedWs,
-) -> PenScore {
+    stop: &mut Stop<'_>,
+) -> Option<PenScore> {
+    if stop.check() {
+        return None;
+    }
     let n = sp.n();
-    if let Some(b) = super::affine::per_byte(sp) {
-        return super::affine::solve_penalized(sp, cap, lambda, b, ws);
+    if let Some(b) = super::per_byte(sp) {
+        return Some(solve_affine(sp, cap, lambda, b, ws));
     }
     ws.g[n] = PenScore::ZERO;
     if !monotone {
         let mut hi = n.saturating_sub(1);
         for i in (0..n).rev() {
+            if i % ROWS_PER_POLL == 0 && stop.check() {
+                return None;
+            }
             while hi > i && sp.span(i, hi) > cap {
                 hi -= 1;
             }
@@ -138,7 +152,7 @@ pub(crate) fn solve(
             ws.g[i] = best;
             ws.next[i] = arg as u32;
         }
-        return ws.g[0];
+        return Some(ws.g[0]);
     }
     // Deque stored back-to-front in a fixed array: entries [head, tail) with
     // head = front (smallest column, lowest rows).
@@ -184,10 +198,70 @@ pub(crate) fn solve(
         ws.g[r] = value(sp, cap, lambda, &ws.g, r, j);
         ws.next[r] = j as u32;
     }
-    ws.g[0]
+    Some(ws.g[0])
 }
 
 /// Writes the plan found by the last [`solve`] into `out`; returns its length.
 pub(crate) fn write_plan(sp: &Spans<'_>, ws: &PenalizedWs, out: &mut [Request]) -> usize {
     super::unroll(sp, |_, i| ws.next[i] as usize, out)
+}
+
+/// Column key of the penalized program: `(b·(end_j − start_0) + pen_tail, k_tail,
+/// (end_j − start_0) + bytes_tail)`.
+///
+/// `bytes` fits `u64` (unlike the layered key, whose tails may be infinite):
+/// the tail is a plan of intervals `j + 1..n`, so its bytes are at most
+/// `end_{n−1} − start_{j+1} ≤ end_{n−1} − end_j`, and the sum is at most
+/// `end_{n−1} − start_0`.
+#[derive(Clone, Copy)]
+pub(crate) struct PenKey {
+    pen: f64,
+    k: u32,
+    bytes: u64,
+}
+
+impl PenKey {
+    pub(crate) const ZERO: PenKey = PenKey {
+        pen: 0.0,
+        k: 0,
+        bytes: 0,
+    };
+}
+
+/// Affine version of [`solve`]: `O(n)` with a sliding window.
+fn solve_affine(sp: &Spans<'_>, cap: u64, lambda: f64, b: f64, ws: &mut PenalizedWs) -> PenScore {
+    let n = sp.n();
+    let base = sp.start[0];
+    ws.g[n] = PenScore::ZERO;
+    let mut win = Window::new(&mut ws.queue_col, &mut ws.pen_keys);
+    let le = |x: &PenKey, y: &PenKey| {
+        if x.pen != y.pen {
+            return x.pen < y.pen;
+        }
+        if x.k != y.k {
+            return x.k < y.k;
+        }
+        x.bytes <= y.bytes
+    };
+    let mut hi = n - 1;
+    for i in (0..n).rev() {
+        let tail = ws.g[i + 1];
+        let rel = sp.end[i] - base;
+        win.push(
+            i,
+            PenKey {
+                pen: b * rel as f64 + tail.pen,
+                k: tail.k,
+                bytes: rel + tail.bytes,
+            },
+            le,
+        );
+        while sp.span(i, hi) > cap {
+            hi -= 1;
+        }
+        let j = win.best(hi).unwrap_or(i);
+        ws.g[i] = value(sp, cap, lambda, &ws.g, i, j);
+        ws.next[i] = j as u32;
+    }
+    ws.g[0]
 }

@@ -57,6 +57,7 @@ mod error;
 mod gap;
 mod hilbert;
 mod judge;
+mod layout;
 mod linalg;
 mod log;
 mod order;
@@ -70,153 +71,12 @@ pub use error::ReorderError;
 pub use gap::coaccess_gap;
 pub use hilbert::hilbert_key;
 pub use judge::{LogPlanSettings, LogPlanTotals, plan_log};
+pub use layout::{DEFAULT_DIMS, Layout, MAX_DIMS};
 pub use pca::PCA_SAMPLE;
 pub use random::SplitMix64;
 pub use spectral::{LANCZOS_RESTARTS, LANCZOS_STEPS};
 pub use synthetic::{SyntheticParams, SyntheticWorkload, clustered};
 pub use zorder::morton_key;
-
-/// The default number of PCA dimensions of [`Layout::PcaZOrder`] and
-/// [`Layout::PcaHilbert`]: `m = 5`.
-///
-/// Chosen by measurement on clustered synthetic workloads ([`clustered`],
-/// `C = 1024`, `d = 128`, 2000 queries; the `default_dims_is_near_best_*`
-/// tests): a layout is judged by the WaRP plans over the log (`K_max = 16`,
-/// `P = 8`, S3 surrogate). With 16 groups and `nprobe = 8` PCA m-D + Z-order
-/// needs, for `m = 1..8`, 6.99, 5.56, 4.72, 4.55, **4.52**, 4.56, 4.56, 4.63
-/// GETs per query (identity: 7.86). On three other mixtures (64 overlapping
-/// groups, 256 tight groups, one anisotropic Gaussian; `nprobe = 16`) the best
-/// `m` is 6, 5 and 4; `m = 5` is within 1.4% of the best on all four, `m = 4`
-/// within 2.8%, `m = 1` needs 20–54% more GETs. Beyond 5 each added axis
-/// halves the key bits of the others for no gain. The weighted co-access gap
-/// alone would pick `m = 1` (0.22 vs 0.32 of identity): it sums byte
-/// distances and is dominated by the rare far pairs a curve's jumps create,
-/// while the plans depend on how many co-probed payloads end up adjacent.
-pub const DEFAULT_DIMS: u32 = 5;
-
-/// The largest accepted PCA dimension count (4 bits per coordinate).
-pub const MAX_DIMS: u32 = 16;
-
-/// A payload layout method.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum Layout {
-    /// Clusters in id order (as k-means numbered them).
-    Identity,
-    /// A seeded Fisher–Yates shuffle ([`SplitMix64`]).
-    Random {
-        /// The shuffle seed.
-        seed: u64,
-    },
-    /// Sort by the projection on the first principal axis.
-    Pca1d,
-    /// Project on `dims` principal axes, quantize on an isotropic grid, sort by
-    /// the Z-order (Morton) key ([`morton_key`]). The default, with
-    /// [`DEFAULT_DIMS`]; needs no query log.
-    PcaZOrder {
-        /// PCA dimensions `m`, `1..=MAX_DIMS`.
-        dims: u32,
-    },
-    /// As [`Layout::PcaZOrder`] with the `m`-dimensional Hilbert key ([`hilbert_key`]).
-    PcaHilbert {
-        /// PCA dimensions `m`, `1..=MAX_DIMS`.
-        dims: u32,
-    },
-    /// The Fiedler order of the query-log co-access graph Laplacian, per
-    /// connected component; never co-accessed clusters follow in PCA 1-D order.
-    Spectral {
-        /// Seed of the Lanczos start vectors.
-        seed: u64,
-    },
-}
-
-impl Default for Layout {
-    /// PCA `m`-D + Z-order with `m = DEFAULT_DIMS`, the paper's deployed layout.
-    fn default() -> Self {
-        Self::PcaZOrder { dims: DEFAULT_DIMS }
-    }
-}
-
-impl Layout {
-    /// Every method name accepted by [`Layout::from_name`].
-    pub const NAMES: [&'static str; 6] = [
-        "identity",
-        "random",
-        "pca_1d",
-        "pca_zorder",
-        "pca_hilbert",
-        "spectral",
-    ];
-
-    /// The method name (`"pca_zorder"`, …).
-    pub fn name(&self) -> &'static str {
-        match self {
-            Self::Identity => "identity",
-            Self::Random { .. } => "random",
-            Self::Pca1d => "pca_1d",
-            Self::PcaZOrder { .. } => "pca_zorder",
-            Self::PcaHilbert { .. } => "pca_hilbert",
-            Self::Spectral { .. } => "spectral",
-        }
-    }
-
-    /// Parses a method name with default parameters (`dims =`
-    /// [`DEFAULT_DIMS`], `seed = 0`); see [`Layout::with_dims`] and
-    /// [`Layout::with_seed`].
-    ///
-    /// # Examples
-    /// ```
-    /// use planner_core::reorder::Layout;
-    ///
-    /// assert_eq!(Layout::from_name("pca_zorder"), Some(Layout::default()));
-    /// assert_eq!(Layout::from_name("spectral").unwrap().with_seed(7), Some(Layout::Spectral { seed: 7 }));
-    /// assert_eq!(Layout::from_name("pca_1d").unwrap().with_dims(3), None);
-    /// ```
-    pub fn from_name(name: &str) -> Option<Self> {
-        Some(match name {
-            "identity" => Self::Identity,
-            "random" => Self::Random { seed: 0 },
-            "pca_1d" => Self::Pca1d,
-            "pca_zorder" => Self::PcaZOrder { dims: DEFAULT_DIMS },
-            "pca_hilbert" => Self::PcaHilbert { dims: DEFAULT_DIMS },
-            "spectral" => Self::Spectral { seed: 0 },
-            _ => return None,
-        })
-    }
-
-    /// The PCA dimension count, for the layouts that have one.
-    pub fn dims(&self) -> Option<u32> {
-        match self {
-            Self::PcaZOrder { dims } | Self::PcaHilbert { dims } => Some(*dims),
-            _ => None,
-        }
-    }
-
-    /// The seed, for the layouts that have one.
-    pub fn seed(&self) -> Option<u64> {
-        match self {
-            Self::Random { seed } | Self::Spectral { seed } => Some(*seed),
-            _ => None,
-        }
-    }
-
-    /// This layout with `dims` PCA dimensions; `None` if it has no such parameter.
-    pub fn with_dims(self, dims: u32) -> Option<Self> {
-        match self {
-            Self::PcaZOrder { .. } => Some(Self::PcaZOrder { dims }),
-            Self::PcaHilbert { .. } => Some(Self::PcaHilbert { dims }),
-            _ => None,
-        }
-    }
-
-    /// This layout with seed `seed`; `None` if it has no seed.
-    pub fn with_seed(self, seed: u64) -> Option<Self> {
-        match self {
-            Self::Random { .. } => Some(Self::Random { seed }),
-            Self::Spectral { .. } => Some(Self::Spectral { seed }),
-            _ => None,
-        }
-    }
-}
 
 /// The input of [`reorder`], borrowed.
 #[derive(Debug, Clone, Copy)]

@@ -1,9 +1,9 @@
-//! Lance's cloud I/O scheduler rule.
+//! A model of Lance's cloud I/O scheduler rule (the rule as documented, not Lance itself).
 
 use super::{LANCE_BLOCK_SIZE, LANCE_MAX_IOP_SIZE, coalesce};
-use crate::PlanError;
 use crate::plan::Request;
 use crate::spans::Spans;
+use crate::{Capacity, PlanError, Resource};
 
 /// Merge neighbours whose gap is at most 64 KiB (Lance's `is_close_together`
 /// with its cloud block size), then split every merged range longer than
@@ -14,21 +14,25 @@ use crate::spans::Spans;
 /// `O(n + pieces)`, no allocation.
 ///
 /// # Errors
-/// [`PlanError::CapacityExceeded`] when the pieces do not fit in `out`.
+/// [`PlanError::CapacityExceeded`] when there are more than `2n + 16` pieces
+/// ([`Capacity::max_requests`]).
 pub(crate) fn plan(sp: &Spans<'_>, out: &mut [Request]) -> Result<usize, PlanError> {
     let groups = coalesce::plan(sp, LANCE_BLOCK_SIZE, None, out);
     let pieces: u64 = out[..groups]
         .iter()
         .map(|r| r.len.div_ceil(LANCE_MAX_IOP_SIZE))
         .sum();
-    let total = usize::try_from(pieces).unwrap_or(usize::MAX);
-    if total > out.len() {
+    // The instance's own slot count, not `out.len()` (which depends on what
+    // the planner was sized for), so every runtime refuses alike.
+    let slots = Capacity::new(sp.n(), 0).max_requests();
+    if pieces > slots as u64 {
         return Err(PlanError::CapacityExceeded {
-            what: "requests",
-            requested: total,
-            capacity: out.len(),
+            what: Resource::Requests,
+            requested: pieces,
+            capacity: slots as u64,
         });
     }
+    let total = pieces as usize;
     // Expand in place from the back so unread groups are never overwritten.
     let mut w = total;
     for g in (0..groups).rev() {

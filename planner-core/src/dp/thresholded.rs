@@ -1,8 +1,11 @@
-//! Exact `min W` with every span `≤ Λ` and at most `K_max` groups.
+//! The thresholded DP (paper §4.1): exact `min W` with every span `≤ Λ` and
+//! at most `K_max` groups.
 
 use super::affine::{self, LayerKey};
-use super::{Score, basic, monge, unroll};
-use crate::feasibility::reach;
+use super::layer::Layer;
+use super::{Score, basic, monge, per_byte, unroll};
+use crate::interrupt::Stop;
+use crate::min_b::reach;
 use crate::plan::Request;
 use crate::spans::Spans;
 
@@ -20,48 +23,28 @@ pub(crate) struct LayeredWs {
 }
 
 impl LayeredWs {
-    pub fn with_capacity(n: usize, k: usize) -> Self {
+    /// Buffers for `n` intervals and budget `k` (none at all for `n = 0`).
+    pub(crate) fn with_capacity(n: usize, k: usize) -> Self {
+        let rows = if n == 0 { 0 } else { n + 1 };
         Self {
-            prev: vec![Score::INF; n + 1],
-            cur: vec![Score::INF; n + 1],
+            prev: vec![Score::INF; rows],
+            cur: vec![Score::INF; rows],
             choice: vec![0; n * k],
             hi: vec![0; n],
-            min_groups: vec![0; n + 1],
+            min_groups: vec![0; rows],
             queue_col: vec![0; n],
             queue_key: vec![LayerKey::ZERO; n],
         }
     }
 
-    pub fn bytes(&self) -> usize {
+    pub(crate) fn bytes(&self) -> usize {
         (self.prev.capacity() + self.cur.capacity()) * size_of::<Score>()
-            + (self.choice.capacity() + self.hi.capacity() + self.min_groups.capacity())
+            + (self.choice.capacity()
+                + self.hi.capacity()
+                + self.min_groups.capacity()
+                + self.queue_col.capacity())
                 * size_of::<u32>()
-    }
-}
-
-/// One layer's row problem: `cur[i] = min_j c(i, j) + prev[j + 1]` for rows
-/// `rows`, column range of row `i` = `[max(i, col_lo), min(hi[i], col_hi)]`.
-pub(crate) struct Layer<'a> {
-    pub sp: &'a Spans<'a>,
-    pub prev: &'a [Score],
-    pub hi: &'a [u32],
-    pub col_lo: usize,
-    pub col_hi: usize,
-}
-
-impl Layer<'_> {
-    #[inline]
-    pub fn cols(&self, i: usize) -> (usize, usize) {
-        (i.max(self.col_lo), (self.hi[i] as usize).min(self.col_hi))
-    }
-
-    #[inline]
-    pub fn value(&self, i: usize, j: usize) -> Score {
-        let tail = self.prev[j + 1];
-        Score {
-            w: self.sp.cost(i, j) + tail.w,
-            bytes: self.sp.span(i, j) + tail.bytes,
-        }
+            + self.queue_key.capacity() * size_of::<LayerKey>()
     }
 }
 
@@ -81,7 +64,8 @@ impl Layer<'_> {
 /// no allocation.
 ///
 /// Returns the number of groups written to `out`, or `None` when no plan fits
-/// (`cap` below the longest interval or below the min-B cap for `k_max`).
+/// (`cap` below the longest interval or below the min-B cap for `k_max`) or
+/// `stop` fired (polled once per layer and every few hundred `basic` rows).
 pub(crate) fn capped_min_w(
     sp: &Spans<'_>,
     cap: u64,
@@ -89,6 +73,7 @@ pub(crate) fn capped_min_w(
     use_monge: bool,
     ws: &mut LayeredWs,
     out: &mut [Request],
+    stop: &mut Stop<'_>,
 ) -> Option<usize> {
     let n = sp.n();
     if n == 0 {
@@ -98,7 +83,7 @@ pub(crate) fn capped_min_w(
         return None;
     }
     let kk = k_max.min(n);
-    let per_byte = affine::per_byte(sp);
+    let per_byte = per_byte(sp);
     ws.prev[..=n].fill(Score::INF);
     ws.prev[n] = Score::ZERO;
     let mut prev_first_row = n; // first feasible row of layer k − 1
@@ -106,6 +91,9 @@ pub(crate) fn capped_min_w(
     let mut best: Option<(usize, Score)> = None;
     let mut last_f = Score::INF;
     for k in 1..=kk {
+        if stop.check() {
+            return None;
+        }
         while first_row > 0 && ws.min_groups[first_row - 1] as usize <= k {
             first_row -= 1;
         }
@@ -126,7 +114,7 @@ pub(crate) fn capped_min_w(
             } else if use_monge {
                 monge::solve_rows(&layer, first_row, last_row, &mut ws.cur, choice);
             } else {
-                basic::solve_rows(&layer, first_row, last_row, &mut ws.cur, choice);
+                basic::solve_rows(&layer, first_row, last_row, &mut ws.cur, choice, stop);
             }
         }
         let f = ws.cur[0];

@@ -1,6 +1,6 @@
 //! Adaptive frontier search for finite `P` (paper §4.3).
 
-use crate::feasibility::{flat_cap, min_b_cap};
+use crate::min_b::{flat_cap, min_b_cap};
 use crate::search::{Inner, Search};
 use crate::workspace::Capacity;
 
@@ -44,7 +44,7 @@ pub(crate) enum Mode {
 /// `O(log(span))` evaluations per segment in the worst case, usually a handful
 /// in all; each evaluation is one thresholded DP (`Exact`) or one Lagrangian
 /// search. Workspace: `64·(n + 1)` segment records, no allocation.
-pub(crate) fn search(s: &mut Search<'_, '_>, epsilon: f64, mode: Mode) -> f64 {
+pub(crate) fn search(s: &mut Search<'_, '_, '_>, epsilon: f64, mode: Mode) -> f64 {
     let (ww, bw) = (s.p.w_weight(), s.p.b_weight());
     let t = |cap: u64| s.sp.surrogate.eval(cap);
     let first_inner = if mode == Mode::Exact {
@@ -105,7 +105,7 @@ pub(crate) fn search(s: &mut Search<'_, '_>, epsilon: f64, mode: Mode) -> f64 {
 }
 
 /// Evaluates `cap` and returns its segment record.
-fn record(s: &mut Search<'_, '_>, cap: u64, inner: Inner) -> Option<Eval> {
+fn record(s: &mut Search<'_, '_, '_>, cap: u64, inner: Inner) -> Option<Eval> {
     let (ev, max_span) = s.eval(cap, inner)?;
     Some(Eval {
         cap,
