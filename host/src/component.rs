@@ -281,14 +281,7 @@ fn load_err(what: &str, e: impl fmt::Display) -> ComponentError {
 /// A cached artifact is native code that wasmtime loads without re-checking;
 /// keep this directory private to the user.
 pub fn cache_dir() -> Option<PathBuf> {
-    if let Some(dir) = std::env::var_os("WARP_CACHE_DIR") {
-        return (!dir.is_empty()).then(|| PathBuf::from(dir));
-    }
-    std::env::var_os("XDG_CACHE_HOME")
-        .filter(|d| !d.is_empty())
-        .map(PathBuf::from)
-        .or_else(|| std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".cache")))
-        .map(|d| d.join("warp"))
+    crate::config::component_env().cache_dir
 }
 
 /// Compiles the component, or loads it from the disk cache keyed by a hash of
@@ -329,13 +322,12 @@ fn shared() -> Result<&'static Shared, ComponentError> {
     static SHARED: OnceLock<Result<Shared, ComponentError>> = OnceLock::new();
     SHARED
         .get_or_init(|| {
+            // Every WARP_* setting comes through HostConfig.
+            let env = crate::config::component_env();
             let mut config = Config::new();
-            config.epoch_interruption(true);
-            if std::env::var_os("WARP_PERFMAP").is_some() {
+            config.epoch_interruption(env.epoch_deadline);
+            if env.perfmap {
                 config.profiler(wasmtime::ProfilingStrategy::PerfMap);
-            }
-            if std::env::var_os("WARP_NOEPOCH").is_some() {
-                config.epoch_interruption(false);
             }
             let engine = Engine::new(&config).map_err(|e| load_err("configuring wasmtime", e))?;
             let ticker = engine.clone();
