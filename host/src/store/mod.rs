@@ -12,6 +12,7 @@
 //! With [`SimulateConfig`] the store is wrapped in a [`SimulatedStore`].
 //! Credentials never appear in [`StoreLocation::display`] or in errors.
 
+mod planned;
 mod simulated;
 
 use std::collections::HashMap;
@@ -23,6 +24,12 @@ use object_store::local::LocalFileSystem;
 use object_store::memory::InMemory;
 use object_store::path::Path;
 
+pub use planned::{
+    CallStats, Deadline, HedgePolicy, LoadEstimator, LoadSnapshot, PlanOptions, PlannedError,
+    PlannedRead, PlannedStore, PlannedStoreBuilder, STORE_NAME, StatsSnapshot, deadline_exceeded,
+    hedge, load,
+};
+pub(crate) use planned::{affine as planned_affine, into_host};
 pub use simulated::{SimulateConfig, SimulatedStore};
 
 use crate::error::{Error, Result};
