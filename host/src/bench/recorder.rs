@@ -140,6 +140,7 @@ mod tests {
                 bytes: 1000,
                 overfetch_bytes: 10,
                 plan_us: 5,
+                ..QueryStats::default()
             },
             explain: Vec::new(),
         }

@@ -10,12 +10,16 @@
 pub mod build;
 pub mod distance;
 pub mod gc;
+
+pub mod index;
 pub mod kmeans;
 pub mod layout;
 pub mod manifest;
 pub mod pq;
+pub mod scan;
 pub mod synthetic;
 
 pub use build::{IvfBuildParams, TrainedIvf, Workload, train, write};
+pub use index::Index;
 pub use manifest::{IndexKind, ListEntry, Manifest, ObjectRef};
 pub use pq::ProductQuantizer;

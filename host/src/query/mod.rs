@@ -1,184 +1,42 @@
 //! The query path (DESIGN §6): route on the local centroids → probe set →
-//! drop cache hits → plan the missing intervals → concurrent range GETs under
-//! a global I/O slot limit → slice into lists → verify CRC32C → distance scan
-//! → top-k, with an optional IVF-PQ rerank whose vector fetches are planned
-//! the same way.
+//! drop cache hits → one planned read of the missing lists through a
+//! [`PlannedStore`] (plan, GETs under the shared I/O slots, hedges, one
+//! deadline) → verify CRC32C (re-fetch once) → distance scan → top-k, with
+//! an optional IVF-PQ rerank whose vector reads are planned the same way.
 //!
+//! [`Searcher`] keeps routing, the cache, scanning and merging; the planned
+//! read is the store's ([`crate::store::planned`](crate::store::PlannedStore)),
+//! the index is [`crate::ivf::Index`], the scans are [`crate::ivf::scan`].
 //! Planning changes I/O, never answers: distances are computed by the same
 //! code whatever the plan, and ties are broken by id.
 
 mod backend;
 
-use std::collections::BinaryHeap;
+use std::ops::Range;
 use std::sync::Arc;
-use std::time::Instant;
+use std::time::Duration;
 
-use bytes::{Bytes, BytesMut};
-use futures::future::try_join_all;
-use object_store::ObjectStoreExt;
+use bytes::Bytes;
+use object_store::ObjectStore;
 use object_store::path::Path;
 use planner_core::json::{Instance, PlanJson};
-use planner_core::{Interval, Method, Plan, PlanRequest, PlanSummary, Request, Surrogate};
+use planner_core::{Method, Plan, Surrogate};
 use serde_json::{Value, json};
-use tokio::sync::Semaphore;
 
+pub use crate::ivf::Index;
 pub use backend::{
     BackendFactory, BackendPool, ComponentBackend, NativeBackend, PlanBackend, component_factory,
     native_factory, parse_policy, policy_name,
 };
 
 use crate::error::{Error, Result};
-use crate::formats::{fvecs_from_bytes, ivecs_from_bytes};
-use crate::ivf::distance::{OrdF32, l2_sq};
-use crate::ivf::manifest::{IndexKind, MANIFEST, Manifest, ObjectRef};
-use crate::ivf::pq::ProductQuantizer;
-use crate::store::StoreLocation;
-
-/// An opened index: manifest, centroids and codebooks local; payload remote.
-#[derive(Debug)]
-pub struct Index {
-    /// The validated manifest.
-    pub manifest: Manifest,
-    /// Centroids, `nlist × dim`.
-    pub centroids: Vec<f32>,
-    /// The product quantizer (IVF-PQ).
-    pub pq: Option<ProductQuantizer>,
-    loc: StoreLocation,
-    payload: Path,
-    vectors: Option<Path>,
-}
-
-fn f32s(bytes: &[u8]) -> Vec<f32> {
-    bytes
-        .chunks_exact(4)
-        .map(|b| f32::from_le_bytes([b[0], b[1], b[2], b[3]]))
-        .collect()
-}
-
-impl Index {
-    /// Reads and validates the manifest, then loads the centroids and
-    /// codebooks (CRC-checked).
-    ///
-    /// # Errors
-    /// [`Error::Index`] when there is no manifest or it is invalid;
-    /// [`Error::Checksum`] for a corrupt object; [`Error::Store`] when a read
-    /// fails.
-    pub async fn open(loc: StoreLocation) -> Result<Self> {
-        let path = loc.child(MANIFEST);
-        let bytes = match loc.store.get(&path).await {
-            Ok(r) => r.bytes().await,
-            Err(e) => Err(e),
-        };
-        let bytes = match bytes {
-            Ok(b) => b,
-            Err(object_store::Error::NotFound { .. }) => {
-                return Err(Error::index(format!(
-                    "no index at {} (no {MANIFEST}; run `warp build` first)",
-                    loc.display
-                )));
-            }
-            Err(source) => {
-                return Err(Error::Store {
-                    op: "get",
-                    path: path.to_string(),
-                    source,
-                });
-            }
-        };
-        let manifest = Manifest::from_bytes(&bytes)?;
-        let mut index = Self {
-            payload: loc.child(&manifest.payload.name),
-            vectors: manifest.vectors.as_ref().map(|v| loc.child(&v.name)),
-            centroids: Vec::new(),
-            pq: None,
-            loc,
-            manifest,
-        };
-        index.centroids = f32s(&index.object(&index.manifest.centroids.clone()).await?);
-        if let Some(cb) = index.manifest.codebooks.clone() {
-            let m = index.manifest.pq_m.unwrap_or(1);
-            index.pq = Some(ProductQuantizer::from_parts(
-                index.manifest.dim,
-                m,
-                f32s(&index.object(&cb).await?),
-            )?);
-        }
-        Ok(index)
-    }
-
-    /// Reads a whole object of the index and checks its size and CRC32C.
-    async fn object(&self, r: &ObjectRef) -> Result<Bytes> {
-        let path = self.loc.child(&r.name);
-        let get = async { self.loc.store.get(&path).await?.bytes().await };
-        let bytes = get.await.map_err(|source| Error::Store {
-            op: "get",
-            path: path.to_string(),
-            source,
-        })?;
-        let actual = crc32c::crc32c(&bytes);
-        if bytes.len() as u64 != r.size || actual != r.crc32c {
-            return Err(Error::Checksum {
-                object: r.name.clone(),
-                what: format!("whole object, {} bytes (manifest: {})", bytes.len(), r.size),
-                expected: r.crc32c,
-                actual,
-            });
-        }
-        Ok(bytes)
-    }
-
-    /// The store location.
-    pub fn location(&self) -> &StoreLocation {
-        &self.loc
-    }
-
-    /// The query vectors stored with the index, if any.
-    ///
-    /// # Errors
-    /// As [`Index::open`].
-    pub async fn queries(&self) -> Result<Option<(Vec<f32>, usize)>> {
-        match self.manifest.queries.clone() {
-            Some(r) => {
-                let b = self.object(&r).await?;
-                Ok(Some(fvecs_from_bytes(std::path::Path::new(&r.name), &b)?))
-            }
-            None => Ok(None),
-        }
-    }
-
-    /// The ground truth stored with the index, if any: ids `nq × k` and `k`.
-    ///
-    /// # Errors
-    /// As [`Index::open`].
-    pub async fn groundtruth(&self) -> Result<Option<(Vec<i32>, usize)>> {
-        match self.manifest.groundtruth.clone() {
-            Some(r) => {
-                let b = self.object(&r).await?;
-                Ok(Some(ivecs_from_bytes(std::path::Path::new(&r.name), &b)?))
-            }
-            None => Ok(None),
-        }
-    }
-
-    /// The `nprobe` lists nearest to `q` (ascending distance, ties to the
-    /// lower list number).
-    pub fn route(&self, q: &[f32], nprobe: usize) -> Vec<u32> {
-        let dim = self.manifest.dim;
-        let mut d: Vec<(OrdF32, u32)> = self
-            .centroids
-            .chunks_exact(dim)
-            .enumerate()
-            .map(|(i, c)| (OrdF32(l2_sq(q, c)), i as u32))
-            .collect();
-        let nprobe = nprobe.min(d.len());
-        if nprobe < d.len() {
-            d.select_nth_unstable(nprobe);
-            d.truncate(nprobe);
-        }
-        d.sort_unstable();
-        d.into_iter().map(|(_, l)| l).collect()
-    }
-}
+use crate::ivf::distance::OrdF32;
+use crate::ivf::manifest::IndexKind;
+use crate::ivf::scan::{Candidate, Scanner, TopK, check_record, record_distance};
+use crate::store::{
+    Deadline, HedgePolicy, PlanOptions, PlannedRead, PlannedStore, PlannedStoreBuilder,
+    StatsSnapshot, into_host, planned_affine,
+};
 
 /// Per-query search parameters.
 #[derive(Debug, Clone, PartialEq)]
@@ -195,7 +53,9 @@ pub struct SearchParams {
     /// Expected request parallelism `P` of one query; `None` for unbounded.
     /// Default `Some(8.0)` (the host sets io_slots / Q).
     pub parallelism: Option<f64>,
-    /// Request-time surrogate. Default affine 25 ms + 5 ms/MiB (S3).
+    /// Request-time surrogate: the prior of the load-aware surrogate, or the
+    /// surrogate itself when [`ReadConfig::load_aware`] is off. Default
+    /// affine 25 ms + 5 ms/MiB (S3).
     pub surrogate: Surrogate,
     /// Tolerance of the ε-methods. Default 0.01.
     pub epsilon: f64,
@@ -214,13 +74,40 @@ impl Default for SearchParams {
             method: Method::Warp,
             k_max: None,
             parallelism: Some(8.0),
-            surrogate: Surrogate::Affine {
-                fixed_ms: 25.0,
-                per_mib_ms: 5.0,
-            },
+            surrogate: Surrogate::S3,
             epsilon: 0.01,
             rerank: 4,
             explain: false,
+        }
+    }
+}
+
+/// How a [`Searcher`] reads: hedging, deadline, stall timeout, load
+/// awareness. [`ReadConfig::default`]: hedging at a 5 % budget, no deadline,
+/// 10 s stall timeout, load-aware.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ReadConfig {
+    /// Hedge straggling GETs; `None` turns hedging off.
+    pub hedge: Option<HedgePolicy>,
+    /// One deadline per query, covering the payload and rerank reads (and
+    /// their re-fetches). Default none.
+    pub deadline: Option<Duration>,
+    /// Abandon (and retry once) a response with no progress for this long.
+    /// Default 10 s.
+    pub stall_timeout: Duration,
+    /// Plan with the load-aware per-MiB term, [`SearchParams::surrogate`]
+    /// being its prior; off: plan with [`SearchParams::surrogate`] as given.
+    /// Default on.
+    pub load_aware: bool,
+}
+
+impl Default for ReadConfig {
+    fn default() -> Self {
+        Self {
+            hedge: Some(HedgePolicy::default()),
+            deadline: None,
+            stall_timeout: Duration::from_secs(10),
+            load_aware: true,
         }
     }
 }
@@ -241,14 +128,22 @@ pub struct QueryStats {
     pub probes: usize,
     /// Lists served from the cache.
     pub cache_hits: usize,
-    /// Range GETs issued.
+    /// Planned range GETs (hedges and re-fetches are counted apart).
     pub gets: usize,
-    /// Bytes fetched.
+    /// Bytes of the planned GETs.
     pub bytes: u64,
     /// Gap bytes fetched beyond the needed intervals.
     pub overfetch_bytes: u64,
     /// Wall time spent planning, µs.
     pub plan_us: u64,
+    /// Hedge requests sent for straggling GETs.
+    pub hedges: usize,
+    /// Ranges fetched again (after a stall, a wrong range, a checksum
+    /// mismatch or a short answer).
+    pub refetches: usize,
+    /// The payload plan's surrogate `(fixed_ms, per_mib_ms)` (the load-aware
+    /// one when on); `None` when nothing was planned or it is piecewise.
+    pub surrogate: Option<(f64, f64)>,
 }
 
 /// What `--explain` shows for one planned fetch.
@@ -258,7 +153,8 @@ pub struct Explain {
     pub stage: &'static str,
     /// The list numbers (payload) or rows (rerank) of the intervals.
     pub items: Vec<u64>,
-    /// `{"instance": <DESIGN §5 instance>, "plan": <plan>}`.
+    /// `{"instance": <DESIGN §5 instance, with the surrogate used>, "plan":
+    /// <plan>}`.
     pub doc: Value,
 }
 
@@ -288,34 +184,78 @@ impl PayloadCache {
     }
 }
 
-/// Runs queries against one [`Index`]: cache, I/O slots, planner pool.
+/// Runs queries against one [`Index`]: routing, cache, scanning, merging;
+/// reads through a [`PlannedStore`] over the index's store.
 pub struct Searcher {
     index: Arc<Index>,
-    io: Arc<Semaphore>,
     cache: PayloadCache,
-    planners: BackendPool,
+    store: PlannedStore,
+    read: ReadConfig,
 }
 
-/// A planned fetch: each item's bytes, in item order.
-struct Fetched {
-    parts: Vec<Bytes>,
-}
+/// What a stage checks in each fetched part: `Err` names the failure.
+type Verify<'a> = dyn Fn(usize, &Bytes) -> std::result::Result<(), Error> + Sync + 'a;
 
 impl Searcher {
     /// A searcher with `io_slots` concurrent GETs at most (shared by all
-    /// queries), a payload cache of `cache_bytes` (0 disables it) and plans
-    /// from `factory`.
+    /// queries), a payload cache of `cache_bytes` (0 disables it), plans
+    /// from `factory`, and [`ReadConfig::default`].
     pub fn new(
         index: Arc<Index>,
         io_slots: usize,
         cache_bytes: u64,
         factory: BackendFactory,
     ) -> Self {
+        // Valid by construction: at least one slot, the default read config.
+        let store = Self::store_builder(&index, io_slots.max(1), factory, &ReadConfig::default())
+            .build_trusted();
         Self {
             index,
-            io: Arc::new(Semaphore::new(io_slots.max(1))),
             cache: PayloadCache::new(cache_bytes),
-            planners: BackendPool::new(factory),
+            store,
+            read: ReadConfig::default(),
+        }
+    }
+
+    /// As [`Searcher::new`] with reads configured by `read`.
+    ///
+    /// # Errors
+    /// [`Error::Config`] naming an invalid setting (zero stall timeout or
+    /// deadline, a hedge policy out of range, zero I/O slots).
+    pub fn with_read_config(
+        index: Arc<Index>,
+        io_slots: usize,
+        cache_bytes: u64,
+        factory: BackendFactory,
+        read: ReadConfig,
+    ) -> Result<Self> {
+        if io_slots == 0 {
+            return Err(Error::config("io_slots", 0, "must be >= 1"));
+        }
+        Ok(Self {
+            store: Self::store_builder(&index, io_slots, factory, &read).build()?,
+            index,
+            cache: PayloadCache::new(cache_bytes),
+            read,
+        })
+    }
+
+    fn store_builder(
+        index: &Index,
+        io_slots: usize,
+        factory: BackendFactory,
+        read: &ReadConfig,
+    ) -> PlannedStoreBuilder<dyn ObjectStore> {
+        let inner: Arc<dyn ObjectStore> = Arc::clone(&index.location().store);
+        let b = PlannedStore::builder(inner)
+            .with_planner(factory)
+            .with_io_slots(io_slots, 1)
+            .with_deadline(read.deadline)
+            .with_stall_timeout(read.stall_timeout)
+            .with_load_aware(read.load_aware);
+        match read.hedge {
+            Some(h) => b.with_hedging(h),
+            None => b.without_hedging(),
         }
     }
 
@@ -324,123 +264,84 @@ impl Searcher {
         &self.index
     }
 
-    /// Plans and fetches `intervals` (sorted) of `object`; returns each
-    /// interval's bytes.
-    async fn fetch(
-        &self,
-        object: &Path,
-        intervals: &[Interval],
-        params: &SearchParams,
-        stats: &mut QueryStats,
-    ) -> Result<(Fetched, Vec<Request>, PlanSummary)> {
-        let req = PlanRequest {
-            intervals,
-            k_max: params.k_max.unwrap_or(intervals.len()).max(1),
-            parallelism: params.parallelism,
-            surrogate: &params.surrogate,
-            epsilon: params.epsilon,
-            method: params.method,
-        };
-        let t = Instant::now();
-        let (requests, summary, _) = self.planners.plan(&req)?;
-        stats.plan_us += t.elapsed().as_micros() as u64;
-        stats.gets += requests.len();
-        stats.bytes += summary.bytes;
-        stats.overfetch_bytes += summary.overfetch_bytes;
-        let bodies = try_join_all(requests.iter().map(|r| async move {
-            let _slot = self.io.acquire().await.expect("semaphore never closed");
-            let range = r.offset..r.offset + r.len;
-            let b = self
-                .index
-                .loc
-                .store
-                .get_range(object, range)
-                .await
-                .map_err(|source| Error::Store {
-                    op: "get_range",
-                    path: object.to_string(),
-                    source,
-                })?;
-            if b.len() as u64 != r.len {
-                return Err(Error::index(format!(
-                    "{object}: range {}+{} returned {} bytes (object shorter than the manifest says)",
-                    r.offset,
-                    r.len,
-                    b.len()
-                )));
-            }
-            Ok(b)
-        }))
-        .await?;
-        // Slice every interval out of the requests covering it (the lance
-        // rule may split one interval over several requests).
-        let mut parts = Vec::with_capacity(intervals.len());
-        for (i, iv) in intervals.iter().enumerate() {
-            let (s, e) = (iv.offset, iv.offset + iv.len);
-            let covering: Vec<usize> = requests
-                .iter()
-                .enumerate()
-                .filter(|(_, r)| (r.first as usize) <= i && i <= (r.last as usize))
-                .map(|(j, _)| j)
-                .collect();
-            let slice = |j: usize| {
-                let r = &requests[j];
-                let lo = s.max(r.offset);
-                let hi = e.min(r.offset + r.len);
-                bodies[j].slice((lo - r.offset) as usize..(hi.max(lo) - r.offset) as usize)
-            };
-            let part = match covering[..] {
-                [j] => slice(j),
-                _ => {
-                    let mut buf = BytesMut::with_capacity(iv.len as usize);
-                    for j in covering {
-                        buf.extend_from_slice(&slice(j));
-                    }
-                    buf.freeze()
-                }
-            };
-            if part.len() as u64 != iv.len {
-                return Err(Error::Planner {
-                    reason: format!(
-                        "plan does not cover interval {i} ({}+{}): got {} bytes",
-                        iv.offset,
-                        iv.len,
-                        part.len()
-                    ),
-                });
-            }
-            parts.push(part);
-        }
-        Ok((Fetched { parts }, requests, summary))
+    /// The planned store the searcher reads through (its stats, its load
+    /// estimate).
+    pub fn store(&self) -> &PlannedStore {
+        &self.store
     }
 
-    fn explain_doc(
-        intervals: &[Interval],
-        params: &SearchParams,
-        requests: &[Request],
-        summary: PlanSummary,
-    ) -> Value {
-        let instance = Instance {
-            intervals: intervals.to_vec(),
-            k_max: params.k_max.unwrap_or(intervals.len()).max(1),
-            parallelism: params.parallelism,
-            surrogate: params.surrogate.clone(),
-            epsilon: params.epsilon,
-            method: params.method,
-        };
-        let plan = PlanJson::from(&Plan { requests, summary });
-        json!({"instance": instance.to_value(), "plan": serde_json::to_value(plan).unwrap_or(Value::Null)})
+    /// The store's counters since the searcher was made.
+    pub fn io_stats(&self) -> StatsSnapshot {
+        self.store.stats()
     }
 
-    /// Answers one query.
+    /// Answers one query, within [`ReadConfig::deadline`] if set.
     ///
     /// # Errors
     /// [`Error::Input`] for a query of the wrong dimension or with
-    /// non-finite values, or `k`/`nprobe` of zero; [`Error::Checksum`] when
-    /// fetched bytes are corrupt; store and planner errors.
+    /// non-finite values, [`Error::Config`] for `k`/`nprobe` of zero;
+    /// [`Error::Checksum`] or [`Error::Index`] when a list or row is still
+    /// corrupt or short after one re-fetch; a deadline miss
+    /// ([`crate::store::deadline_exceeded`] finds it); store and planner
+    /// errors.
     pub async fn search(&self, q: &[f32], params: &SearchParams) -> Result<SearchResult> {
+        self.search_by(q, params, self.read.deadline.map(Deadline::after))
+            .await
+    }
+
+    /// Answers one query by `deadline` (payload and rerank reads together).
+    ///
+    /// # Errors
+    /// As [`Searcher::search`].
+    pub async fn search_by(
+        &self,
+        q: &[f32],
+        params: &SearchParams,
+        deadline: Option<Deadline>,
+    ) -> Result<SearchResult> {
+        self.check(q, params)?;
         let m = &self.index.manifest;
-        let dim = m.dim;
+        let mut out = SearchResult {
+            neighbors: Vec::new(),
+            stats: QueryStats::default(),
+            explain: Vec::new(),
+        };
+        // Route, then take what the cache has.
+        let probes = self.index.route(q, params.nprobe);
+        out.stats.probes = probes.len();
+        let (mut lists, missing) = self.cached(&probes, &mut out.stats).await;
+        // One planned read for the rest, each list verified by its CRC.
+        lists.extend(
+            self.fetch_lists(missing, params, deadline, &mut out)
+                .await?,
+        );
+        // Scan every list into the top `want` (k, or k · rerank for PQ).
+        let rerank = m.kind == IndexKind::IvfPq && params.rerank > 0;
+        let want = if rerank {
+            params.k.saturating_mul(params.rerank)
+        } else {
+            params.k
+        };
+        let mut top = TopK::new(want);
+        let mut scanner = Scanner::new(&self.index, q);
+        for (l, bytes) in &lists {
+            scanner.scan(*l, bytes, &mut top);
+        }
+        let mut best = top.into_sorted();
+        // IVF-PQ: exact distances of the candidates, read the same way.
+        if rerank && !best.is_empty() {
+            best = self.rerank(q, &best, params, deadline, &mut out).await?;
+        }
+        best.truncate(params.k);
+        out.neighbors = best
+            .into_iter()
+            .map(|(d, id, _)| Neighbor { id, distance: d.0 })
+            .collect();
+        Ok(out)
+    }
+
+    fn check(&self, q: &[f32], params: &SearchParams) -> Result<()> {
+        let dim = self.index.manifest.dim;
         if q.len() != dim {
             return Err(Error::input(format!(
                 "query has dimension {}, the index has {dim}",
@@ -457,13 +358,20 @@ impl Searcher {
                 "must be >= 1",
             ));
         }
-        let mut stats = QueryStats::default();
-        let mut explain = Vec::new();
-        let probes = self.index.route(q, params.nprobe);
-        stats.probes = probes.len();
-        let mut lists: Vec<(u32, Bytes)> = Vec::with_capacity(probes.len());
-        let mut missing: Vec<u32> = Vec::new();
-        for &l in &probes {
+        Ok(())
+    }
+
+    /// Splits `probes` into cached lists and the non-empty missing ones
+    /// (sorted by payload offset).
+    async fn cached(
+        &self,
+        probes: &[u32],
+        stats: &mut QueryStats,
+    ) -> (Vec<(u32, Bytes)>, Vec<u32>) {
+        let m = &self.index.manifest;
+        let mut lists = Vec::with_capacity(probes.len());
+        let mut missing = Vec::new();
+        for &l in probes {
             let hit = match &self.cache.0 {
                 Some(c) => c.get(&l).await,
                 None => None,
@@ -473,146 +381,232 @@ impl Searcher {
                     stats.cache_hits += 1;
                     lists.push((l, b));
                 }
-                None => missing.push(l),
+                None if m.lists[l as usize].len > 0 => missing.push(l),
+                None => {}
             }
         }
-        missing.retain(|&l| m.lists[l as usize].len > 0);
         missing.sort_unstable_by_key(|&l| m.lists[l as usize].offset);
-        if !missing.is_empty() {
-            let intervals: Vec<Interval> = missing
-                .iter()
-                .map(|&l| Interval::new(m.lists[l as usize].offset, m.lists[l as usize].len))
-                .collect();
-            let (fetched, requests, summary) = self
-                .fetch(&self.index.payload, &intervals, params, &mut stats)
-                .await?;
-            if params.explain {
-                explain.push(Explain {
-                    stage: "payload",
-                    items: missing.iter().map(|&l| u64::from(l)).collect(),
-                    doc: Self::explain_doc(&intervals, params, &requests, summary),
-                });
-            }
-            for (&l, part) in missing.iter().zip(fetched.parts) {
-                let expected = m.lists[l as usize].crc32c;
-                let actual = crc32c::crc32c(&part);
-                if actual != expected {
-                    return Err(Error::Checksum {
-                        object: m.payload.name.clone(),
-                        what: format!("list {l}"),
-                        expected,
-                        actual,
-                    });
-                }
-                if let Some(c) = &self.cache.0 {
-                    // Own the bytes: a slice would keep the whole merged
-                    // response alive while the weigher counts only the list.
-                    c.insert(l, Bytes::copy_from_slice(&part)).await;
-                }
-                lists.push((l, part));
-            }
-        }
-        let want = match (m.kind, params.rerank) {
-            (IndexKind::IvfPq, r) if r > 0 => params.k.saturating_mul(r),
-            _ => params.k,
-        };
-        // (distance, id, row) max-heap of the best `want`.
-        let mut heap: BinaryHeap<(OrdF32, u32, u64)> = BinaryHeap::with_capacity(want + 1);
-        let mut push = |d: f32, id: u32, row: u64| {
-            let item = (OrdF32(d), id, row);
-            if heap.len() < want {
-                heap.push(item);
-            } else if let Some(top) = heap.peek()
-                && item < *top
-            {
-                heap.pop();
-                heap.push(item);
-            }
-        };
-        let code_size = m.code_size;
-        let mut table = Vec::new();
-        let mut residual = vec![0f32; dim];
-        let mut vec_buf = vec![0f32; dim];
-        for (l, bytes) in &lists {
-            let e = &m.lists[*l as usize];
-            let count = e.count as usize;
-            let (codes, ids) = bytes.split_at(count * code_size);
-            let id = |i: usize| u32::from_le_bytes(ids[i * 4..i * 4 + 4].try_into().expect("4"));
-            match &self.index.pq {
-                None => {
-                    for (i, c) in codes.chunks_exact(code_size).enumerate() {
-                        for (v, b) in vec_buf.iter_mut().zip(c.chunks_exact(4)) {
-                            *v = f32::from_le_bytes([b[0], b[1], b[2], b[3]]);
-                        }
-                        push(l2_sq(q, &vec_buf), id(i), e.first_row + i as u64);
-                    }
-                }
-                Some(pq) => {
-                    let c = &self.index.centroids[*l as usize * dim..(*l as usize + 1) * dim];
-                    for ((r, x), c) in residual.iter_mut().zip(q).zip(c) {
-                        *r = x - c;
-                    }
-                    pq.adc_table(&residual, &mut table);
-                    for (i, code) in codes.chunks_exact(code_size).enumerate() {
-                        push(
-                            ProductQuantizer::adc_distance(&table, code),
-                            id(i),
-                            e.first_row + i as u64,
-                        );
-                    }
-                }
-            }
-        }
-        let mut best = heap.into_sorted_vec();
-        if m.kind == IndexKind::IvfPq && params.rerank > 0 && !best.is_empty() {
-            let Some(vectors) = &self.index.vectors else {
-                return Err(Error::index(
-                    "ivf_pq index has no vectors object for rerank",
-                ));
-            };
-            let rec = dim as u64 * 4 + 4;
-            let mut rows: Vec<(u64, u32)> = best.iter().map(|&(_, id, row)| (row, id)).collect();
-            rows.sort_unstable();
-            let intervals: Vec<Interval> = rows
-                .iter()
-                .map(|&(row, _)| Interval::new(row * rec, rec))
-                .collect();
-            let (fetched, requests, summary) =
-                self.fetch(vectors, &intervals, params, &mut stats).await?;
-            if params.explain {
-                explain.push(Explain {
-                    stage: "rerank",
-                    items: rows.iter().map(|&(r, _)| r).collect(),
-                    doc: Self::explain_doc(&intervals, params, &requests, summary),
-                });
-            }
-            best.clear();
-            for (&(row, id), part) in rows.iter().zip(&fetched.parts) {
-                let (v, crc) = part.split_at(dim * 4);
-                let expected = u32::from_le_bytes(crc.try_into().expect("4"));
-                let actual = crc32c::crc32c(v);
-                if actual != expected {
-                    let name = m.vectors.as_ref().map_or("vectors", |r| r.name.as_str());
-                    return Err(Error::Checksum {
-                        object: name.to_string(),
-                        what: format!("row {row}"),
-                        expected,
-                        actual,
-                    });
-                }
-                let x = f32s(v);
-                best.push((OrdF32(l2_sq(q, &x)), id, row));
-            }
-            best.sort_unstable();
-        }
-        best.truncate(params.k);
-        Ok(SearchResult {
-            neighbors: best
-                .into_iter()
-                .map(|(d, id, _)| Neighbor { id, distance: d.0 })
-                .collect(),
-            stats,
-            explain,
-        })
+        (lists, missing)
     }
+
+    /// Reads and verifies the `missing` lists, caching them.
+    async fn fetch_lists(
+        &self,
+        missing: Vec<u32>,
+        params: &SearchParams,
+        deadline: Option<Deadline>,
+        out: &mut SearchResult,
+    ) -> Result<Vec<(u32, Bytes)>> {
+        if missing.is_empty() {
+            return Ok(Vec::new());
+        }
+        let m = &self.index.manifest;
+        let ranges: Vec<Range<u64>> = missing
+            .iter()
+            .map(|&l| {
+                let e = &m.lists[l as usize];
+                e.offset..e.offset + e.len
+            })
+            .collect();
+        let verify = |i: usize, part: &Bytes| {
+            let l = missing[i];
+            let expected = m.lists[l as usize].crc32c;
+            let actual = crc32c::crc32c(part);
+            if actual == expected {
+                Ok(())
+            } else {
+                Err(Error::Checksum {
+                    object: m.payload.name.clone(),
+                    what: format!("list {l}"),
+                    expected,
+                    actual,
+                })
+            }
+        };
+        let items: Vec<u64> = missing.iter().map(|&l| u64::from(l)).collect();
+        let stage = Stage {
+            name: "payload",
+            object: self.index.payload_path(),
+            items: &items,
+        };
+        let parts = self
+            .read_verified(&stage, &ranges, &verify, params, deadline, out)
+            .await?;
+        let mut lists = Vec::with_capacity(parts.len());
+        for (&l, part) in missing.iter().zip(parts) {
+            if let Some(c) = &self.cache.0 {
+                // Own the bytes: a slice would keep the whole merged
+                // response alive while the weigher counts only the list.
+                c.insert(l, Bytes::copy_from_slice(&part)).await;
+            }
+            lists.push((l, part));
+        }
+        Ok(lists)
+    }
+
+    /// Reads the candidates' vectors and rescores them exactly.
+    async fn rerank(
+        &self,
+        q: &[f32],
+        best: &[Candidate],
+        params: &SearchParams,
+        deadline: Option<Deadline>,
+        out: &mut SearchResult,
+    ) -> Result<Vec<Candidate>> {
+        let m = &self.index.manifest;
+        let Some(vectors) = self.index.vectors_path() else {
+            return Err(Error::index(
+                "ivf_pq index has no vectors object for rerank",
+            ));
+        };
+        let dim = m.dim;
+        let rec = dim as u64 * 4 + 4;
+        let mut rows: Vec<(u64, u32)> = best.iter().map(|&(_, id, row)| (row, id)).collect();
+        rows.sort_unstable();
+        let ranges: Vec<Range<u64>> = rows
+            .iter()
+            .map(|&(row, _)| row * rec..(row + 1) * rec)
+            .collect();
+        let name = m.vectors.as_ref().map_or("vectors", |r| r.name.as_str());
+        let verify = |i: usize, part: &Bytes| {
+            check_record(part, dim).map_err(|(expected, actual)| Error::Checksum {
+                object: name.to_string(),
+                what: format!("row {}", rows[i].0),
+                expected,
+                actual,
+            })
+        };
+        let items: Vec<u64> = rows.iter().map(|&(r, _)| r).collect();
+        let stage = Stage {
+            name: "rerank",
+            object: vectors,
+            items: &items,
+        };
+        let parts = self
+            .read_verified(&stage, &ranges, &verify, params, deadline, out)
+            .await?;
+        let mut rescored: Vec<Candidate> = rows
+            .iter()
+            .zip(&parts)
+            .map(|(&(row, id), part)| (OrdF32(record_distance(q, part)), id, row))
+            .collect();
+        rescored.sort_unstable();
+        Ok(rescored)
+    }
+
+    /// One planned read of `ranges` (sorted, disjoint), every part checked
+    /// for its length and by `verify`; parts that fail are read once more
+    /// (one planned read of just those), and a second failure is the
+    /// query's error.
+    async fn read_verified(
+        &self,
+        stage: &Stage<'_>,
+        ranges: &[Range<u64>],
+        verify: &Verify<'_>,
+        params: &SearchParams,
+        deadline: Option<Deadline>,
+        out: &mut SearchResult,
+    ) -> Result<Vec<Bytes>> {
+        let opts = PlanOptions {
+            method: params.method,
+            k_max: params.k_max,
+            parallelism: params.parallelism,
+            surrogate: params.surrogate.clone(),
+            load_aware: self.read.load_aware,
+            epsilon: params.epsilon,
+        };
+        let object = stage.object;
+        let read = self
+            .store
+            .read(object, ranges, &opts, deadline)
+            .await
+            .map_err(|e| into_host(e, object.as_ref()))?;
+        self.account(stage, &read, params, out);
+        let check = |i: usize, part: &Bytes| {
+            let want = ranges[i].end - ranges[i].start;
+            if part.len() as u64 != want {
+                return Err(Error::index(format!(
+                    "{object}: range {}+{want} returned {} bytes (object shorter than the manifest says)",
+                    ranges[i].start,
+                    part.len()
+                )));
+            }
+            verify(i, part)
+        };
+        let mut parts = read.parts;
+        let bad: Vec<usize> = (0..parts.len())
+            .filter(|&i| check(i, &parts[i]).is_err())
+            .collect();
+        if bad.is_empty() {
+            return Ok(parts);
+        }
+        let again: Vec<Range<u64>> = bad.iter().map(|&i| ranges[i].clone()).collect();
+        let retry = self
+            .store
+            .read(object, &again, &opts, deadline)
+            .await
+            .map_err(|e| into_host(e, object.as_ref()))?;
+        out.stats.refetches += bad.len();
+        add_io(&mut out.stats, &retry);
+        for (&i, part) in bad.iter().zip(retry.parts) {
+            check(i, &part)?;
+            parts[i] = part;
+        }
+        Ok(parts)
+    }
+
+    /// Adds a read's figures to the query's, and its plan to `explain`.
+    fn account(
+        &self,
+        stage: &Stage<'_>,
+        read: &PlannedRead,
+        params: &SearchParams,
+        out: &mut SearchResult,
+    ) {
+        add_io(&mut out.stats, read);
+        if stage.name == "payload" {
+            out.stats.surrogate = planned_affine(&read.surrogate);
+        }
+        if params.explain {
+            let instance = Instance {
+                intervals: read.intervals.clone(),
+                k_max: params
+                    .k_max
+                    .unwrap_or(read.intervals.len())
+                    .clamp(1, read.intervals.len().max(1)),
+                parallelism: params.parallelism,
+                surrogate: read.surrogate.clone(),
+                epsilon: params.epsilon,
+                method: params.method,
+            };
+            let plan = PlanJson::from(&Plan {
+                requests: &read.requests,
+                summary: read.summary,
+            });
+            out.explain.push(Explain {
+                stage: stage.name,
+                items: stage.items.to_vec(),
+                doc: json!({
+                    "instance": instance.to_value(),
+                    "plan": serde_json::to_value(plan).unwrap_or(Value::Null),
+                }),
+            });
+        }
+    }
+}
+
+/// One stage of the query's reads: its name, object and items.
+struct Stage<'a> {
+    name: &'static str,
+    object: &'a Path,
+    items: &'a [u64],
+}
+
+fn add_io(s: &mut QueryStats, read: &PlannedRead) {
+    s.gets += read.stats.gets as usize;
+    s.bytes += read.stats.bytes;
+    s.overfetch_bytes += read.stats.overfetch_bytes;
+    s.plan_us += read.stats.plan_us;
+    s.hedges += read.stats.hedges as usize;
+    s.refetches += read.stats.refetches as usize;
 }

@@ -55,6 +55,7 @@
 //! stalled server cost 30 s per attempt and a dead one 181.6 s. The
 //! `AWS_*TIMEOUT` variables are overridden by [`StoreOptions`].
 
+mod planned;
 mod simulated;
 
 use std::collections::HashMap;
@@ -67,6 +68,12 @@ use object_store::memory::InMemory;
 use object_store::path::Path;
 use object_store::{BackoffConfig, ClientConfigKey, ObjectStore, RetryConfig};
 
+pub use planned::{
+    CallStats, Deadline, HedgePolicy, LoadEstimator, LoadSnapshot, PlanOptions, PlannedError,
+    PlannedRead, PlannedStore, PlannedStoreBuilder, STORE_NAME, StatsSnapshot, deadline_exceeded,
+    hedge, load,
+};
+pub(crate) use planned::{affine as planned_affine, into_host};
 pub use simulated::{SimulateConfig, SimulatedStore};
 
 use crate::error::{Error, Result};

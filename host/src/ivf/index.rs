@@ -1,0 +1,167 @@
+//! An opened index: manifest, centroids and codebooks local; payload remote.
+
+use bytes::Bytes;
+use object_store::ObjectStoreExt;
+use object_store::path::Path;
+
+use super::distance::{OrdF32, l2_sq};
+use super::manifest::{MANIFEST, Manifest, ObjectRef};
+use super::pq::ProductQuantizer;
+use super::scan::f32s;
+use crate::error::{Error, Result};
+use crate::formats::{fvecs_from_bytes, ivecs_from_bytes};
+use crate::store::StoreLocation;
+
+/// An opened index: the validated manifest, the centroids and the PQ
+/// codebooks in memory; the payload and rerank vectors stay on the store.
+#[derive(Debug)]
+pub struct Index {
+    /// The validated manifest.
+    pub manifest: Manifest,
+    /// Centroids, `nlist × dim`.
+    pub centroids: Vec<f32>,
+    /// The product quantizer (IVF-PQ).
+    pub pq: Option<ProductQuantizer>,
+    loc: StoreLocation,
+    payload: Path,
+    vectors: Option<Path>,
+}
+
+impl Index {
+    /// Reads and validates the manifest, then loads the centroids and
+    /// codebooks (CRC-checked).
+    ///
+    /// # Errors
+    /// [`Error::Index`] when there is no manifest or it is invalid;
+    /// [`Error::Checksum`] for a corrupt object; [`Error::Store`] when a read
+    /// fails.
+    pub async fn open(loc: StoreLocation) -> Result<Self> {
+        let path = loc.child(MANIFEST);
+        let bytes = match loc.store.get(&path).await {
+            Ok(r) => r.bytes().await,
+            Err(e) => Err(e),
+        };
+        let bytes = match bytes {
+            Ok(b) => b,
+            Err(object_store::Error::NotFound { .. }) => {
+                return Err(Error::index(format!(
+                    "no index at {} (no {MANIFEST}; run `warp build` first)",
+                    loc.display
+                )));
+            }
+            Err(source) => {
+                return Err(Error::Store {
+                    op: "get",
+                    path: path.to_string(),
+                    source,
+                });
+            }
+        };
+        let manifest = Manifest::from_bytes(&bytes)?;
+        let mut index = Self {
+            payload: loc.child(&manifest.payload.name),
+            vectors: manifest.vectors.as_ref().map(|v| loc.child(&v.name)),
+            centroids: Vec::new(),
+            pq: None,
+            loc,
+            manifest,
+        };
+        index.centroids = f32s(&index.object(&index.manifest.centroids.clone()).await?);
+        if let Some(cb) = index.manifest.codebooks.clone() {
+            let m = index.manifest.pq_m.unwrap_or(1);
+            index.pq = Some(ProductQuantizer::from_parts(
+                index.manifest.dim,
+                m,
+                f32s(&index.object(&cb).await?),
+            )?);
+        }
+        Ok(index)
+    }
+
+    /// Reads a whole object of the index and checks its size and CRC32C.
+    async fn object(&self, r: &ObjectRef) -> Result<Bytes> {
+        let path = self.loc.child(&r.name);
+        let get = async { self.loc.store.get(&path).await?.bytes().await };
+        let bytes = get.await.map_err(|source| Error::Store {
+            op: "get",
+            path: path.to_string(),
+            source,
+        })?;
+        let actual = crc32c::crc32c(&bytes);
+        if bytes.len() as u64 != r.size || actual != r.crc32c {
+            return Err(Error::Checksum {
+                object: r.name.clone(),
+                what: format!("whole object, {} bytes (manifest: {})", bytes.len(), r.size),
+                expected: r.crc32c,
+                actual,
+            });
+        }
+        Ok(bytes)
+    }
+
+    /// The store location.
+    pub fn location(&self) -> &StoreLocation {
+        &self.loc
+    }
+
+    /// The path of the payload object (every inverted list).
+    pub fn payload_path(&self) -> &Path {
+        &self.payload
+    }
+
+    /// The path of the rerank vectors object (IVF-PQ), if any.
+    pub fn vectors_path(&self) -> Option<&Path> {
+        self.vectors.as_ref()
+    }
+
+    /// The query vectors stored with the index, if any.
+    ///
+    /// # Errors
+    /// As [`Index::open`].
+    pub async fn queries(&self) -> Result<Option<(Vec<f32>, usize)>> {
+        match self.manifest.queries.clone() {
+            Some(r) => {
+                let b = self.object(&r).await?;
+                Ok(Some(fvecs_from_bytes(std::path::Path::new(&r.name), &b)?))
+            }
+            None => Ok(None),
+        }
+    }
+
+    /// The ground truth stored with the index, if any: ids `nq × k` and `k`.
+    ///
+    /// # Errors
+    /// As [`Index::open`].
+    pub async fn groundtruth(&self) -> Result<Option<(Vec<i32>, usize)>> {
+        match self.manifest.groundtruth.clone() {
+            Some(r) => {
+                let b = self.object(&r).await?;
+                Ok(Some(ivecs_from_bytes(std::path::Path::new(&r.name), &b)?))
+            }
+            None => Ok(None),
+        }
+    }
+
+    /// The `nprobe` lists nearest to `q` (ascending distance, ties to the
+    /// lower list number).
+    ///
+    /// # Complexity
+    /// `O(nlist · dim)` distances, `O(nlist)` selection, `O(nprobe log nprobe)`
+    /// sort.
+    pub fn route(&self, q: &[f32], nprobe: usize) -> Vec<u32> {
+        let dim = self.manifest.dim;
+        let mut d: Vec<(OrdF32, u32)> = self
+            .centroids
+            .chunks_exact(dim)
+            .enumerate()
+            .map(|(i, c)| (OrdF32(l2_sq(q, c)), i as u32))
+            .collect();
+        let nprobe = nprobe.min(d.len());
+        if nprobe < d.len() {
+            d.select_nth_unstable(nprobe);
+            d.truncate(nprobe);
+        }
+        d.sort_unstable();
+        d.into_iter().map(|(_, l)| l).collect()
+    }
+}

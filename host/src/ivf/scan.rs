@@ -1,0 +1,177 @@
+//! The distance scans of the query path: IVF-Flat lists, IVF-PQ lists by
+//! ADC, and the exact rerank of PQ candidates; the bounded top-k they feed.
+//!
+//! A list of `count` vectors is `count · code_size` code bytes, then `count`
+//! little-endian `u32` ids ([`ListEntry`](super::ListEntry)). A rerank record
+//! is `dim` little-endian `f32`, then the CRC32C of those bytes.
+//!
+//! Ties are broken by id, then by row, so the answer never depends on the
+//! order lists arrive in (planning changes I/O, never answers).
+
+use std::collections::BinaryHeap;
+
+use super::distance::{OrdF32, l2_sq};
+use super::index::Index;
+use super::pq::ProductQuantizer;
+
+/// A scored vector: `(distance, id, row)`; ordered by distance, then id,
+/// then row.
+pub type Candidate = (OrdF32, u32, u64);
+
+/// Decodes little-endian `f32`s (a trailing partial value is ignored).
+pub fn f32s(bytes: &[u8]) -> Vec<f32> {
+    bytes
+        .chunks_exact(4)
+        .map(|b| f32::from_le_bytes([b[0], b[1], b[2], b[3]]))
+        .collect()
+}
+
+/// The `want` smallest candidates seen, in a max-heap.
+///
+/// # Complexity
+/// `O(log want)` per push, `O(want)` memory.
+#[derive(Debug)]
+pub struct TopK {
+    heap: BinaryHeap<Candidate>,
+    want: usize,
+}
+
+impl TopK {
+    /// Keeps the best `want`.
+    pub fn new(want: usize) -> Self {
+        Self {
+            heap: BinaryHeap::with_capacity(want + 1),
+            want,
+        }
+    }
+
+    /// Offers one candidate.
+    pub fn push(&mut self, distance: f32, id: u32, row: u64) {
+        let item = (OrdF32(distance), id, row);
+        if self.heap.len() < self.want {
+            self.heap.push(item);
+        } else if let Some(top) = self.heap.peek()
+            && item < *top
+        {
+            self.heap.pop();
+            self.heap.push(item);
+        }
+    }
+
+    /// The kept candidates, best first.
+    pub fn into_sorted(self) -> Vec<Candidate> {
+        self.heap.into_sorted_vec()
+    }
+}
+
+/// Scans lists of one index for one query, reusing its buffers.
+#[derive(Debug)]
+pub struct Scanner<'a> {
+    index: &'a Index,
+    q: &'a [f32],
+    table: Vec<f32>,
+    residual: Vec<f32>,
+    vector: Vec<f32>,
+}
+
+impl<'a> Scanner<'a> {
+    /// A scanner of `index` for query `q` (of the index's dimension).
+    pub fn new(index: &'a Index, q: &'a [f32]) -> Self {
+        let dim = index.manifest.dim;
+        Self {
+            index,
+            q,
+            table: Vec::new(),
+            residual: vec![0.0; dim],
+            vector: vec![0.0; dim],
+        }
+    }
+
+    /// Scores every vector of list `list_no` (its verified `bytes`) into
+    /// `top`: exact squared L2 for IVF-Flat, ADC on the residual to the
+    /// list's centroid for IVF-PQ.
+    ///
+    /// # Complexity
+    /// Flat: `O(count · dim)`. PQ: `O(m · ksub · dsub)` for the table, then
+    /// `O(count · m)`.
+    pub fn scan(&mut self, list_no: u32, bytes: &[u8], top: &mut TopK) {
+        let m = &self.index.manifest;
+        let e = &m.lists[list_no as usize];
+        let (code_size, dim) = (m.code_size, m.dim);
+        let count = e.count as usize;
+        let (codes, ids) = bytes.split_at(count * code_size);
+        let id = |i: usize| {
+            let b = &ids[i * 4..i * 4 + 4];
+            u32::from_le_bytes([b[0], b[1], b[2], b[3]])
+        };
+        match &self.index.pq {
+            None => {
+                for (i, c) in codes.chunks_exact(code_size).enumerate() {
+                    for (v, b) in self.vector.iter_mut().zip(c.chunks_exact(4)) {
+                        *v = f32::from_le_bytes([b[0], b[1], b[2], b[3]]);
+                    }
+                    top.push(l2_sq(self.q, &self.vector), id(i), e.first_row + i as u64);
+                }
+            }
+            Some(pq) => {
+                let l = list_no as usize;
+                let c = &self.index.centroids[l * dim..(l + 1) * dim];
+                for ((r, x), c) in self.residual.iter_mut().zip(self.q).zip(c) {
+                    *r = x - c;
+                }
+                pq.adc_table(&self.residual, &mut self.table);
+                for (i, code) in codes.chunks_exact(code_size).enumerate() {
+                    top.push(
+                        ProductQuantizer::adc_distance(&self.table, code),
+                        id(i),
+                        e.first_row + i as u64,
+                    );
+                }
+            }
+        }
+    }
+}
+
+/// Checks a rerank record's CRC: `Err((expected, actual))` on a mismatch.
+pub fn check_record(record: &[u8], dim: usize) -> Result<(), (u32, u32)> {
+    let (v, crc) = record.split_at(dim * 4);
+    let expected = u32::from_le_bytes([crc[0], crc[1], crc[2], crc[3]]);
+    let actual = crc32c::crc32c(v);
+    if expected == actual {
+        Ok(())
+    } else {
+        Err((expected, actual))
+    }
+}
+
+/// The exact squared L2 distance from `q` to a (checked) rerank record.
+pub fn record_distance(q: &[f32], record: &[u8]) -> f32 {
+    l2_sq(q, &f32s(&record[..q.len() * 4]))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn top_k_keeps_the_smallest_with_ties_by_id() {
+        let mut t = TopK::new(2);
+        for (d, id) in [(3.0, 1), (1.0, 9), (1.0, 4), (2.0, 2)] {
+            t.push(d, id, 0);
+        }
+        let ids: Vec<u32> = t.into_sorted().iter().map(|c| c.1).collect();
+        assert_eq!(ids, vec![4, 9]);
+    }
+
+    #[test]
+    fn records_are_checked_and_scored() {
+        let v = [1f32, 2.0];
+        let mut rec: Vec<u8> = v.iter().flat_map(|x| x.to_le_bytes()).collect();
+        let crc = crc32c::crc32c(&rec);
+        rec.extend_from_slice(&crc.to_le_bytes());
+        assert!(check_record(&rec, 2).is_ok());
+        assert_eq!(record_distance(&[1.0, 0.0], &rec), 4.0);
+        rec[0] ^= 1;
+        assert!(check_record(&rec, 2).is_err());
+    }
+}

@@ -1,0 +1,266 @@
+//! [`PlannedStoreBuilder`]: the typed configuration of a
+//! [`PlannedStore`](super::PlannedStore), with defaults.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use object_store::ObjectStore;
+use planner_core::{Method, Surrogate};
+use tokio::sync::Semaphore;
+
+use super::PlannedStore;
+use super::hedge::{HedgePolicy, Hedger};
+use super::load::LoadEstimator;
+use super::stats::Stats;
+use crate::error::{Error, Result};
+use crate::query::{BackendFactory, BackendPool, native_factory};
+
+/// How one planned read is planned. [`PlannedStore::read`] takes one per
+/// call; `get_ranges` uses the store's defaults
+/// ([`PlannedStore::plan_options`]).
+#[derive(Debug, Clone, PartialEq)]
+pub struct PlanOptions {
+    /// The planning method. Default [`Method::Warp`].
+    pub method: Method,
+    /// Request budget `K_max`; `None` for one request per interval at most.
+    /// Default `None`.
+    pub k_max: Option<usize>,
+    /// Expected request parallelism `P` of one call; `None` for unbounded.
+    /// Default `io_slots / expected_concurrency` = 64 / 8 = 8.
+    pub parallelism: Option<f64>,
+    /// The surrogate: fixed, or the prior of the load-aware estimate.
+    /// Default affine 25 ms + 5 ms/MiB (S3, the paper's figures).
+    pub surrogate: Surrogate,
+    /// Adapt the per-MiB term to the observed load
+    /// ([`load`](super::load)); only for an affine surrogate. Default on.
+    pub load_aware: bool,
+    /// Tolerance `ε` of the ε-methods. Default 0.01.
+    pub epsilon: f64,
+}
+
+impl Default for PlanOptions {
+    fn default() -> Self {
+        Self {
+            method: Method::Warp,
+            k_max: None,
+            parallelism: Some(8.0),
+            surrogate: Surrogate::S3,
+            load_aware: true,
+            epsilon: 0.01,
+        }
+    }
+}
+
+impl PlanOptions {
+    /// Checks every field; the error names the first bad one.
+    ///
+    /// # Errors
+    /// [`Error::Config`] or [`Error::Plan`] (surrogate).
+    pub fn validate(&self) -> Result<()> {
+        if self.k_max == Some(0) {
+            return Err(Error::config("k_max", 0, "must be >= 1"));
+        }
+        if let Some(p) = self.parallelism
+            && !(p.is_finite() && p >= 1.0)
+        {
+            return Err(Error::config("parallelism", p, "must be >= 1 (or None)"));
+        }
+        if !(self.epsilon.is_finite() && self.epsilon >= 0.0) {
+            return Err(Error::config("epsilon", self.epsilon, "must be >= 0"));
+        }
+        self.surrogate.validate()?;
+        Ok(())
+    }
+}
+
+/// Builds a [`PlannedStore`]. Every setter states its default; `build`
+/// reports the first invalid value.
+pub struct PlannedStoreBuilder<S: ObjectStore + ?Sized> {
+    inner: Arc<S>,
+    factory: BackendFactory,
+    options: PlanOptions,
+    io_slots: usize,
+    io: Option<Arc<Semaphore>>,
+    hedge: Option<HedgePolicy>,
+    deadline: Option<Duration>,
+    stall_timeout: Duration,
+    problems: Vec<Error>,
+}
+
+impl<S: ObjectStore + ?Sized> std::fmt::Debug for PlannedStoreBuilder<S> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("PlannedStoreBuilder")
+            .field("inner", &self.inner)
+            .field("options", &self.options)
+            .field("io_slots", &self.io_slots)
+            .field("hedge", &self.hedge)
+            .field("deadline", &self.deadline)
+            .field("stall_timeout", &self.stall_timeout)
+            .finish_non_exhaustive()
+    }
+}
+
+impl<S: ObjectStore + ?Sized> PlannedStoreBuilder<S> {
+    /// Defaults: the native planner, [`PlanOptions::default`] (warp, S3
+    /// surrogate as the load-aware prior, `P = 64 / 8`), 64 I/O slots of
+    /// its own, hedging on ([`HedgePolicy::default`]: 5 % budget), no
+    /// deadline, a 10 s stall timeout.
+    pub fn new(inner: Arc<S>) -> Self {
+        Self {
+            inner,
+            factory: native_factory(),
+            options: PlanOptions::default(),
+            io_slots: 64,
+            io: None,
+            hedge: Some(HedgePolicy::default()),
+            deadline: None,
+            stall_timeout: Duration::from_secs(10),
+            problems: Vec::new(),
+        }
+    }
+
+    /// Plans with backends from `factory` (e.g.
+    /// [`component_factory`](crate::query::component_factory)). Default:
+    /// the native planner.
+    pub fn with_planner(mut self, factory: BackendFactory) -> Self {
+        self.factory = factory;
+        self
+    }
+
+    /// Fixes the surrogate: every plan uses `s` as given, no load adaptation.
+    pub fn with_surrogate(mut self, s: Surrogate) -> Self {
+        self.options.surrogate = s;
+        self.options.load_aware = false;
+        self
+    }
+
+    /// Uses `s` as the unloaded prior of the load-aware surrogate (turns
+    /// load awareness on). Default [`Surrogate::S3`].
+    pub fn with_prior_surrogate(mut self, s: Surrogate) -> Self {
+        self.options.surrogate = s;
+        self.options.load_aware = true;
+        self
+    }
+
+    /// Turns the load-aware per-MiB term on or off. Default on.
+    pub fn with_load_aware(mut self, on: bool) -> Self {
+        self.options.load_aware = on;
+        self
+    }
+
+    /// The request budget `K_max` (`None`: one request per interval at
+    /// most). Default `None`.
+    pub fn with_k_max(mut self, k_max: Option<usize>) -> Self {
+        self.options.k_max = k_max;
+        self
+    }
+
+    /// The planning method. Default [`Method::Warp`].
+    pub fn with_method(mut self, method: Method) -> Self {
+        self.options.method = method;
+        self
+    }
+
+    /// The tolerance `ε` of the ε-methods. Default 0.01.
+    pub fn with_epsilon(mut self, epsilon: f64) -> Self {
+        self.options.epsilon = epsilon;
+        self
+    }
+
+    /// Sets `P` directly (`None`: unbounded). Default: from
+    /// [`with_io_slots`](Self::with_io_slots).
+    pub fn with_parallelism(mut self, p: Option<f64>) -> Self {
+        self.options.parallelism = p;
+        self
+    }
+
+    /// `io_slots` concurrent GETs at most (a semaphore of this store's own)
+    /// and `expected_concurrency` concurrent calls, giving
+    /// `P = max(1, io_slots / expected_concurrency)`. Default 64 and 8.
+    pub fn with_io_slots(mut self, io_slots: usize, expected_concurrency: usize) -> Self {
+        if io_slots == 0 || expected_concurrency == 0 {
+            self.problems.push(Error::config(
+                "io_slots",
+                format!("{io_slots} / {expected_concurrency}"),
+                "slots and expected concurrency must be >= 1",
+            ));
+            return self;
+        }
+        self.io_slots = io_slots;
+        self.options.parallelism = Some((io_slots as f64 / expected_concurrency as f64).max(1.0));
+        self
+    }
+
+    /// Shares `semaphore` as the I/O slots (with other stores or readers)
+    /// instead of a semaphore of its own.
+    pub fn with_io_semaphore(mut self, semaphore: Arc<Semaphore>) -> Self {
+        self.io = Some(semaphore);
+        self
+    }
+
+    /// Hedges straggling GETs with `policy`. Default [`HedgePolicy::default`].
+    pub fn with_hedging(mut self, policy: HedgePolicy) -> Self {
+        self.hedge = Some(policy);
+        self
+    }
+
+    /// Turns hedging off.
+    pub fn without_hedging(mut self) -> Self {
+        self.hedge = None;
+        self
+    }
+
+    /// Bounds every `get_ranges` call by `deadline` (from its start).
+    /// Default none.
+    pub fn with_deadline(mut self, deadline: Option<Duration>) -> Self {
+        self.deadline = deadline;
+        self
+    }
+
+    /// A response making no progress (no headers, no body chunk) for this
+    /// long is abandoned and retried once. Default 10 s; must be > 0.
+    pub fn with_stall_timeout(mut self, timeout: Duration) -> Self {
+        self.stall_timeout = timeout;
+        self
+    }
+
+    /// Builds the store.
+    ///
+    /// # Errors
+    /// [`Error::Config`] (or [`Error::Plan`] for the surrogate) naming the
+    /// first invalid setting.
+    pub fn build(mut self) -> Result<PlannedStore<S>> {
+        if !self.problems.is_empty() {
+            return Err(self.problems.swap_remove(0));
+        }
+        self.options.validate()?;
+        if self.stall_timeout.is_zero() {
+            return Err(Error::config("stall_timeout", "0 s", "must be > 0"));
+        }
+        if self.deadline.is_some_and(|d| d.is_zero()) {
+            return Err(Error::config("deadline", "0 s", "must be > 0 (or none)"));
+        }
+        if let Some(h) = &self.hedge {
+            h.validate()
+                .map_err(|reason| Error::config("hedge", format!("{h:?}"), reason))?;
+        }
+        Ok(self.build_trusted())
+    }
+
+    /// Builds without validating: for configurations valid by construction.
+    pub(crate) fn build_trusted(self) -> PlannedStore<S> {
+        PlannedStore {
+            inner: self.inner,
+            planners: BackendPool::new(self.factory),
+            options: self.options,
+            io: self
+                .io
+                .unwrap_or_else(|| Arc::new(Semaphore::new(self.io_slots))),
+            hedger: self.hedge.map(Hedger::new),
+            deadline: self.deadline,
+            stall_timeout: self.stall_timeout,
+            load: LoadEstimator::new(),
+            stats: Stats::new(),
+        }
+    }
+}

@@ -1,0 +1,203 @@
+//! Hedged GETs: a second request for a range still outstanding after a
+//! delay learnt from the latencies observed, first answer wins.
+//!
+//! # Delay
+//! Latencies are compared across sizes through the surrogate the GET was
+//! planned with: each completed GET contributes the ratio `ρ = ℓ / t(L)` of
+//! its latency to its predicted time. A GET of predicted time `t(L)` is
+//! hedged after
+//!
+//! ```text
+//! d(L) = max(floor, q_p(ρ) · t(L))      (q_p: the p-quantile of the last 256 ρ)
+//! ```
+//!
+//! and, while fewer than `min_samples` ratios are known, after
+//! `max(floor, warmup_factor · t(L))`. With `p = 0.95` a GET is hedged when
+//! it is slower than 95 % of recent GETs of its size.
+//!
+//! # Budget
+//! A token bucket: every planned GET adds `budget` tokens (at most `burst`
+//! banked; one at the start), a hedge spends one. Over any run, hedges ≤
+//! `1 + budget · GETs`. A hedge also needs a free I/O slot at the moment it
+//! would be sent (`try_acquire`); when the slots are all busy the store is
+//! saturated, and a duplicate request would only add to the queue.
+//!
+//! # Cost
+//! `O(1)` per GET; the quantile is recomputed every 16 samples
+//! (`O(256 log 256)`).
+
+use std::collections::VecDeque;
+use std::sync::Mutex;
+use std::time::Duration;
+
+/// How and how much to hedge. [`HedgePolicy::default`] is on, 5 % budget.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct HedgePolicy {
+    /// Hedges per planned GET at most, in `[0, 1]`. Default 0.05.
+    pub budget: f64,
+    /// Tokens the bucket may bank (bursts of hedges). Default 10.
+    pub burst: f64,
+    /// Quantile `p` of the latency ratios that triggers a hedge, in
+    /// `(0, 1)`. Default 0.95.
+    pub quantile: f64,
+    /// Never hedge sooner than this. Default 5 ms.
+    pub floor: Duration,
+    /// Delay factor over `t(L)` until `min_samples` GETs are known.
+    /// Default 3.
+    pub warmup_factor: f64,
+    /// Ratios needed before the quantile is trusted. Default 32.
+    pub min_samples: usize,
+}
+
+impl Default for HedgePolicy {
+    fn default() -> Self {
+        Self {
+            budget: 0.05,
+            burst: 10.0,
+            quantile: 0.95,
+            floor: Duration::from_millis(5),
+            warmup_factor: 3.0,
+            min_samples: 32,
+        }
+    }
+}
+
+impl HedgePolicy {
+    /// Checks the fields; the message names the first bad one.
+    pub fn validate(&self) -> Result<(), String> {
+        if !(0.0..=1.0).contains(&self.budget) {
+            return Err(format!("hedge.budget = {} must be in [0, 1]", self.budget));
+        }
+        if !(self.burst.is_finite() && self.burst >= 1.0) {
+            return Err(format!("hedge.burst = {} must be >= 1", self.burst));
+        }
+        if !(self.quantile > 0.0 && self.quantile < 1.0) {
+            return Err(format!(
+                "hedge.quantile = {} must be in (0, 1)",
+                self.quantile
+            ));
+        }
+        if !(self.warmup_factor.is_finite() && self.warmup_factor >= 1.0) {
+            return Err(format!(
+                "hedge.warmup_factor = {} must be >= 1",
+                self.warmup_factor
+            ));
+        }
+        Ok(())
+    }
+}
+
+const RING: usize = 256;
+const REFRESH: u32 = 16;
+
+#[derive(Debug)]
+struct State {
+    ratios: VecDeque<f64>,
+    since: u32,
+    quantile: Option<f64>,
+    tokens: f64,
+}
+
+/// The hedging state of one store.
+#[derive(Debug)]
+pub(crate) struct Hedger {
+    policy: HedgePolicy,
+    state: Mutex<State>,
+}
+
+impl Hedger {
+    pub(crate) fn new(policy: HedgePolicy) -> Self {
+        Self {
+            policy,
+            state: Mutex::new(State {
+                ratios: VecDeque::with_capacity(RING),
+                since: 0,
+                quantile: None,
+                tokens: 1.0,
+            }),
+        }
+    }
+
+    /// When to hedge a GET predicted to take `t_ms`.
+    pub(crate) fn delay(&self, t_ms: f64) -> Duration {
+        let st = self.state.lock().unwrap_or_else(|e| e.into_inner());
+        let factor = st.quantile.unwrap_or(self.policy.warmup_factor).max(1.0);
+        let ms = (factor * t_ms).clamp(0.0, 3_600_000.0);
+        Duration::from_secs_f64(ms / 1000.0).max(self.policy.floor)
+    }
+
+    /// Credits the bucket for one planned GET.
+    pub(crate) fn credit(&self) {
+        let mut st = self.state.lock().unwrap_or_else(|e| e.into_inner());
+        st.tokens = (st.tokens + self.policy.budget).min(self.policy.burst);
+    }
+
+    /// Takes a token if there is one.
+    pub(crate) fn try_take(&self) -> bool {
+        let mut st = self.state.lock().unwrap_or_else(|e| e.into_inner());
+        if st.tokens >= 1.0 {
+            st.tokens -= 1.0;
+            true
+        } else {
+            false
+        }
+    }
+
+    /// Gives back a token taken for a hedge that was not sent.
+    pub(crate) fn refund(&self) {
+        let mut st = self.state.lock().unwrap_or_else(|e| e.into_inner());
+        st.tokens = (st.tokens + 1.0).min(self.policy.burst);
+    }
+
+    /// Records a GET that took `ms` against its prediction `t_ms`.
+    pub(crate) fn observe(&self, ms: f64, t_ms: f64) {
+        if !(t_ms > 0.0 && ms.is_finite()) {
+            return;
+        }
+        let mut st = self.state.lock().unwrap_or_else(|e| e.into_inner());
+        if st.ratios.len() == RING {
+            st.ratios.pop_front();
+        }
+        st.ratios.push_back(ms / t_ms);
+        st.since += 1;
+        if st.ratios.len() >= self.policy.min_samples
+            && (st.since >= REFRESH || st.quantile.is_none())
+        {
+            st.since = 0;
+            let mut v: Vec<f64> = st.ratios.iter().copied().collect();
+            v.sort_unstable_by(f64::total_cmp);
+            let i = ((v.len() as f64 * self.policy.quantile).ceil() as usize).clamp(1, v.len());
+            st.quantile = Some(v[i - 1]);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn budget_caps_hedges_at_one_plus_budget_times_gets() {
+        let h = Hedger::new(HedgePolicy::default());
+        let mut hedges = 0;
+        for _ in 0..1000 {
+            h.credit();
+            if h.try_take() {
+                hedges += 1;
+            }
+        }
+        assert!(hedges <= 1 + 50, "{hedges}");
+        assert!(hedges >= 50, "{hedges}");
+    }
+
+    #[test]
+    fn delay_follows_the_quantile_after_warm_up() {
+        let h = Hedger::new(HedgePolicy::default());
+        assert_eq!(h.delay(10.0), Duration::from_millis(30));
+        for i in 0..100 {
+            h.observe(if i < 95 { 10.0 } else { 50.0 }, 10.0);
+        }
+        assert_eq!(h.delay(20.0), Duration::from_millis(20));
+        assert_eq!(h.delay(1.0), Duration::from_millis(5), "floor");
+    }
+}

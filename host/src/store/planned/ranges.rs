@@ -1,0 +1,155 @@
+//! Requested ranges → planner intervals → answers in request order.
+//!
+//! `get_ranges` accepts any list of `Range<u64>`: unsorted, overlapping,
+//! repeated, empty. The planner needs DESIGN §2 intervals: non-empty, sorted,
+//! non-overlapping (touching allowed). [`normalize`] makes them by sorting the
+//! non-empty ranges by start and merging those that overlap (`s_j < e_i`);
+//! touching ranges stay separate intervals, so `separate` still means one GET
+//! per requested range. Each requested range remembers the interval holding
+//! it, and [`answer`] slices it back out.
+//!
+//! # Complexity
+//! `O(r log r)` for `r` requested ranges (the sort), `O(r)` memory.
+
+use std::ops::Range;
+
+use bytes::Bytes;
+use planner_core::Interval;
+
+use super::error::PlannedError;
+
+/// Sorted disjoint intervals covering the requested ranges.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Normalized {
+    /// Planner intervals, strictly sorted, non-overlapping, non-empty.
+    pub intervals: Vec<Interval>,
+    /// For each requested range, the interval holding it (`None` for an
+    /// empty range, answered with empty bytes).
+    pub owner: Vec<Option<usize>>,
+}
+
+/// Validates and normalizes `ranges` (see the module docs).
+///
+/// # Errors
+/// [`PlannedError::InvalidRange`] for the first range with `start > end`.
+pub(crate) fn normalize(ranges: &[Range<u64>]) -> Result<Normalized, PlannedError> {
+    if let Some((index, r)) = ranges.iter().enumerate().find(|(_, r)| r.start > r.end) {
+        return Err(PlannedError::InvalidRange {
+            index,
+            start: r.start,
+            end: r.end,
+        });
+    }
+    let mut order: Vec<usize> = (0..ranges.len())
+        .filter(|&i| ranges[i].start < ranges[i].end)
+        .collect();
+    order.sort_unstable_by_key(|&i| (ranges[i].start, ranges[i].end));
+    let mut owner = vec![None; ranges.len()];
+    let mut bounds: Vec<(u64, u64)> = Vec::new();
+    for i in order {
+        let r = &ranges[i];
+        match bounds.last_mut() {
+            Some((_, end)) if r.start < *end => *end = (*end).max(r.end),
+            _ => bounds.push((r.start, r.end)),
+        }
+        owner[i] = Some(bounds.len() - 1);
+    }
+    Ok(Normalized {
+        intervals: bounds
+            .into_iter()
+            .map(|(s, e)| Interval::new(s, e - s))
+            .collect(),
+        owner,
+    })
+}
+
+/// Slices each requested range out of its interval's bytes.
+///
+/// `parts[j]` holds interval `j`'s bytes from its start; it is shorter than
+/// the interval when the object ends inside it (object_store semantics: a
+/// range ending past the object end returns the bytes up to the end; one
+/// starting at or past the end is an error, [`PlannedError::PastEnd`] with
+/// `object_size`).
+///
+/// # Errors
+/// [`PlannedError::PastEnd`] for the first range starting at or past the end
+/// of the object.
+pub(crate) fn answer(
+    ranges: &[Range<u64>],
+    norm: &Normalized,
+    parts: &[Bytes],
+    object_size: impl Fn() -> u64,
+) -> Result<Vec<Bytes>, PlannedError> {
+    ranges
+        .iter()
+        .zip(&norm.owner)
+        .map(|(r, owner)| {
+            let Some(j) = *owner else {
+                return Ok(Bytes::new());
+            };
+            let base = norm.intervals[j].offset;
+            let got = parts[j].len() as u64;
+            let lo = r.start - base;
+            if lo >= got {
+                return Err(PlannedError::PastEnd {
+                    start: r.start,
+                    size: object_size(),
+                });
+            }
+            let hi = (r.end - base).min(got);
+            Ok(parts[j].slice(lo as usize..hi as usize))
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sorts_merges_overlaps_keeps_touching_apart() {
+        let n = normalize(&[10..20, 0..5, 15..30, 5..8, 3..3, 40..41]).unwrap();
+        assert_eq!(
+            n.intervals,
+            vec![
+                Interval::new(0, 5),
+                Interval::new(5, 3),
+                Interval::new(10, 20),
+                Interval::new(40, 1)
+            ]
+        );
+        assert_eq!(
+            n.owner,
+            vec![Some(2), Some(0), Some(2), Some(1), None, Some(3)]
+        );
+    }
+
+    #[test]
+    fn refuses_start_after_end_naming_it() {
+        let e = normalize(&[0..4, 9..3]).unwrap_err();
+        assert!(matches!(
+            e,
+            PlannedError::InvalidRange {
+                index: 1,
+                start: 9,
+                end: 3
+            }
+        ));
+        assert!(e.to_string().contains("range 1 (9..3)"), "{e}");
+    }
+
+    #[test]
+    fn answers_in_request_order_and_truncates_at_the_end() {
+        let data = Bytes::from_static(b"0123456789");
+        let ranges = [8..12, 2..4, 0..0, 1..3];
+        let n = normalize(&ranges).unwrap();
+        // Intervals: [1, 4) and [8, 12); the object ends at 10.
+        let parts = vec![data.slice(1..4), data.slice(8..10)];
+        let out = answer(&ranges, &n, &parts, || 10).unwrap();
+        assert_eq!(out, vec![&b"89"[..], b"23", b"", b"12"]);
+        let past = [12..14];
+        let n = normalize(&past).unwrap();
+        let e = answer(&past, &n, &[Bytes::new()], || 10).unwrap_err();
+        assert!(e.to_string().contains("only 10 bytes"), "{e}");
+    }
+}

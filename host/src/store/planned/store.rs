@@ -1,0 +1,422 @@
+//! [`PlannedStore`]: the planned read behind `get_ranges`, every other
+//! method passed through.
+
+use std::fmt;
+use std::ops::Range;
+use std::sync::Arc;
+use std::time::Duration;
+
+use async_trait::async_trait;
+use bytes::{Bytes, BytesMut};
+use futures::future::try_join_all;
+use futures::stream::BoxStream;
+use object_store::path::Path;
+use object_store::{
+    CopyOptions, GetOptions, GetResult, ListResult, MultipartUpload, ObjectMeta, ObjectStore,
+    PutMultipartOptions, PutOptions, PutPayload, PutResult, RenameOptions,
+};
+use planner_core::{Interval, PlanRequest, PlanSummary, Request, Surrogate};
+use tokio::sync::Semaphore;
+use tokio::time::Instant;
+
+use super::builder::{PlanOptions, PlannedStoreBuilder};
+use super::error::PlannedError;
+use super::get::{CallCounters, Getter};
+use super::hedge::Hedger;
+use super::load::{LoadEstimator, LoadSnapshot};
+use super::ranges::{answer, normalize};
+use super::stats::{CallStats, Stats, StatsSnapshot};
+use crate::query::BackendPool;
+
+/// A point in time a call must finish by, and the budget it came from (for
+/// the error message).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Deadline {
+    /// When the call must be done.
+    pub at: Instant,
+    /// The budget it was given.
+    pub budget: Duration,
+}
+
+impl Deadline {
+    /// `budget` from now.
+    pub fn after(budget: Duration) -> Self {
+        Self {
+            at: Instant::now() + budget,
+            budget,
+        }
+    }
+}
+
+/// One planned read's answer.
+#[derive(Debug, Clone)]
+pub struct PlannedRead {
+    /// The bytes of each requested range, in request order.
+    pub parts: Vec<Bytes>,
+    /// The planner's intervals (the normalized requested ranges).
+    pub intervals: Vec<Interval>,
+    /// The plan's requests, in byte order.
+    pub requests: Vec<Request>,
+    /// The plan's figures.
+    pub summary: PlanSummary,
+    /// The surrogate the plan was made with (the load-aware one when on).
+    pub surrogate: Surrogate,
+    /// What this call did.
+    pub stats: CallStats,
+    /// The planner backend (`native`, `component`), `""` when nothing was
+    /// planned.
+    pub planner: &'static str,
+}
+
+/// An [`ObjectStore`] whose `get_ranges` is planned by WaRP.
+///
+/// See the [module docs](super) for the read, the math and an example.
+pub struct PlannedStore<S: ObjectStore + ?Sized = dyn ObjectStore> {
+    pub(super) inner: Arc<S>,
+    pub(super) planners: BackendPool,
+    pub(super) options: PlanOptions,
+    pub(super) io: Arc<Semaphore>,
+    pub(super) hedger: Option<Hedger>,
+    pub(super) deadline: Option<Duration>,
+    pub(super) stall_timeout: Duration,
+    pub(super) load: LoadEstimator,
+    pub(super) stats: Stats,
+}
+
+impl<S: ObjectStore + ?Sized> fmt::Debug for PlannedStore<S> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("PlannedStore")
+            .field("inner", &self.inner)
+            .field("options", &self.options)
+            .field("hedging", &self.hedger.is_some())
+            .field("deadline", &self.deadline)
+            .field("stall_timeout", &self.stall_timeout)
+            .finish_non_exhaustive()
+    }
+}
+
+impl<S: ObjectStore + ?Sized> fmt::Display for PlannedStore<S> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "Planned({})", self.inner)
+    }
+}
+
+impl<S: ObjectStore + ?Sized> PlannedStore<S> {
+    /// A builder wrapping `inner` (see [`PlannedStoreBuilder::new`] for the
+    /// defaults).
+    pub fn builder(inner: Arc<S>) -> PlannedStoreBuilder<S> {
+        PlannedStoreBuilder::new(inner)
+    }
+
+    /// The wrapped store.
+    pub fn inner(&self) -> &Arc<S> {
+        &self.inner
+    }
+
+    /// The options `get_ranges` plans with.
+    pub fn plan_options(&self) -> &PlanOptions {
+        &self.options
+    }
+
+    /// The per-call deadline `get_ranges` applies, if any.
+    pub fn deadline(&self) -> Option<Duration> {
+        self.deadline
+    }
+
+    /// The store's counters.
+    pub fn stats(&self) -> StatsSnapshot {
+        self.stats.snapshot()
+    }
+
+    /// The load estimator's figures against the default prior.
+    pub fn load(&self) -> LoadSnapshot {
+        self.load
+            .snapshot(affine(&self.options.surrogate).unwrap_or((0.0, 0.0)))
+    }
+
+    /// The surrogate a call with `opts` would be planned with now.
+    pub fn surrogate_for(&self, opts: &PlanOptions) -> Surrogate {
+        match (opts.load_aware, affine(&opts.surrogate)) {
+            (true, Some(prior)) => self.load.surrogate(prior),
+            _ => opts.surrogate.clone(),
+        }
+    }
+
+    /// Reads `ranges` of `location` with `opts`, by `deadline` if given.
+    ///
+    /// 1. validate and normalize the ranges into sorted disjoint intervals
+    ///    ([`ranges`](super::ranges));
+    /// 2. plan them with the surrogate of [`surrogate_for`](Self::surrogate_for);
+    /// 3. issue the planned GETs concurrently, each under an I/O slot, with
+    ///    the stall timeout, one retry, and hedging ([`hedge`](super::hedge));
+    /// 4. slice each requested range back out, in request order.
+    ///
+    /// # Errors
+    /// [`PlannedError`]: the inner store's error unchanged
+    /// ([`PlannedError::Store`], e.g. `NotFound`), a bad range, a planner
+    /// error, a deadline miss, a repeated stall or wrong range.
+    pub async fn read(
+        &self,
+        location: &Path,
+        ranges: &[Range<u64>],
+        opts: &PlanOptions,
+        deadline: Option<Deadline>,
+    ) -> Result<PlannedRead, PlannedError> {
+        let counters = CallCounters::default();
+        let mut stats = CallStats::default();
+        let work = self.read_inner(location, ranges, opts, &counters, &mut stats);
+        let out = match deadline {
+            None => work.await,
+            Some(d) => match tokio::time::timeout_at(d.at, work).await {
+                Ok(r) => r,
+                Err(_) => Err(PlannedError::DeadlineExceeded {
+                    deadline: d.budget,
+                    path: location.to_string(),
+                }),
+            },
+        };
+        counters.add_to(&mut stats);
+        if matches!(out, Err(PlannedError::DeadlineExceeded { .. })) {
+            stats.deadline_misses = 1;
+        }
+        self.stats.record(&stats);
+        out.map(|mut r| {
+            r.stats = stats;
+            r
+        })
+    }
+
+    async fn read_inner(
+        &self,
+        location: &Path,
+        ranges: &[Range<u64>],
+        opts: &PlanOptions,
+        counters: &CallCounters,
+        stats: &mut CallStats,
+    ) -> Result<PlannedRead, PlannedError> {
+        let norm = normalize(ranges)?;
+        let surrogate = self.surrogate_for(opts);
+        if norm.intervals.is_empty() {
+            return Ok(PlannedRead {
+                parts: vec![Bytes::new(); ranges.len()],
+                intervals: Vec::new(),
+                requests: Vec::new(),
+                summary: PlanSummary::default(),
+                surrogate,
+                stats: CallStats::default(),
+                planner: "",
+            });
+        }
+        let n = norm.intervals.len();
+        let req = PlanRequest {
+            intervals: &norm.intervals,
+            k_max: opts.k_max.unwrap_or(n).clamp(1, n),
+            parallelism: opts.parallelism,
+            surrogate: &surrogate,
+            epsilon: opts.epsilon,
+            method: opts.method,
+        };
+        let t = std::time::Instant::now();
+        let (requests, summary, planner) = self.planners.plan(&req).map_err(PlannedError::Plan)?;
+        stats.plan_us += t.elapsed().as_micros() as u64;
+        self.stats.set_surrogate(affine(&surrogate));
+        stats.gets += requests.len() as u64;
+        stats.bytes += summary.bytes;
+        stats.overfetch_bytes += summary.overfetch_bytes;
+        let getter = Getter {
+            store: &*self.inner,
+            location,
+            stall: self.stall_timeout,
+            load: &self.load,
+            hedger: self.hedger.as_ref(),
+            io: &self.io,
+            counters,
+        };
+        let bodies = try_join_all(requests.iter().map(|r| {
+            let t_ms = surrogate.eval(r.len);
+            getter.fetch(r.offset..r.offset + r.len, t_ms)
+        }))
+        .await?;
+        let object_size = bodies.iter().map(|b| b.1).max().unwrap_or(0);
+        let parts = interval_parts(&norm.intervals, &requests, &bodies);
+        let parts_out = answer(ranges, &norm, &parts, || object_size)?;
+        Ok(PlannedRead {
+            parts: parts_out,
+            intervals: norm.intervals,
+            requests,
+            summary,
+            surrogate,
+            stats: CallStats::default(),
+            planner,
+        })
+    }
+}
+
+/// `(fixed_ms, per_mib_ms)` of an affine surrogate.
+pub(crate) fn affine(s: &Surrogate) -> Option<(f64, f64)> {
+    match s {
+        Surrogate::Affine {
+            fixed_ms,
+            per_mib_ms,
+        } => Some((*fixed_ms, *per_mib_ms)),
+        Surrogate::Piecewise(_) => None,
+    }
+}
+
+/// Each interval's bytes, cut out of the request bodies covering it (one
+/// interval may span several requests, e.g. under the `lance` rule). A body
+/// cut short by the object's end leaves the intervals past it short or
+/// empty.
+///
+/// # Complexity
+/// `O(n + Σ_g (last_g − first_g + 1))`; zero-copy where one body covers an
+/// interval.
+fn interval_parts(
+    intervals: &[Interval],
+    requests: &[Request],
+    bodies: &[(Bytes, u64)],
+) -> Vec<Bytes> {
+    let mut pieces: Vec<Vec<Bytes>> = vec![Vec::new(); intervals.len()];
+    for (r, (body, _)) in requests.iter().zip(bodies) {
+        let body_end = r.offset + body.len() as u64;
+        for (j, iv) in intervals
+            .iter()
+            .enumerate()
+            .take(r.last as usize + 1)
+            .skip(r.first as usize)
+        {
+            let lo = iv.offset.max(r.offset);
+            let hi = (iv.offset + iv.len).min(body_end);
+            if hi > lo {
+                pieces[j].push(body.slice((lo - r.offset) as usize..(hi - r.offset) as usize));
+            }
+        }
+    }
+    pieces
+        .into_iter()
+        .map(|mut p| match p.len() {
+            0 => Bytes::new(),
+            1 => p.pop().unwrap_or_default(),
+            _ => {
+                let mut buf = BytesMut::with_capacity(p.iter().map(Bytes::len).sum());
+                for b in p {
+                    buf.extend_from_slice(&b);
+                }
+                buf.freeze()
+            }
+        })
+        .collect()
+}
+
+#[async_trait]
+#[deny(clippy::missing_trait_methods)]
+impl<S: ObjectStore + ?Sized> ObjectStore for PlannedStore<S> {
+    async fn put_opts(
+        &self,
+        location: &Path,
+        payload: PutPayload,
+        opts: PutOptions,
+    ) -> object_store::Result<PutResult> {
+        self.inner.put_opts(location, payload, opts).await
+    }
+
+    async fn put_multipart_opts(
+        &self,
+        location: &Path,
+        opts: PutMultipartOptions,
+    ) -> object_store::Result<Box<dyn MultipartUpload>> {
+        self.inner.put_multipart_opts(location, opts).await
+    }
+
+    async fn get_opts(
+        &self,
+        location: &Path,
+        options: GetOptions,
+    ) -> object_store::Result<GetResult> {
+        self.inner.get_opts(location, options).await
+    }
+
+    /// The planned read ([`PlannedStore::read`]) with the store's default
+    /// options and deadline.
+    async fn get_ranges(
+        &self,
+        location: &Path,
+        ranges: &[Range<u64>],
+    ) -> object_store::Result<Vec<Bytes>> {
+        let deadline = self.deadline.map(Deadline::after);
+        Ok(self
+            .read(location, ranges, &self.options, deadline)
+            .await?
+            .parts)
+    }
+
+    fn delete_stream(
+        &self,
+        locations: BoxStream<'static, object_store::Result<Path>>,
+    ) -> BoxStream<'static, object_store::Result<Path>> {
+        self.inner.delete_stream(locations)
+    }
+
+    fn list(&self, prefix: Option<&Path>) -> BoxStream<'static, object_store::Result<ObjectMeta>> {
+        self.inner.list(prefix)
+    }
+
+    fn list_with_offset(
+        &self,
+        prefix: Option<&Path>,
+        offset: &Path,
+    ) -> BoxStream<'static, object_store::Result<ObjectMeta>> {
+        self.inner.list_with_offset(prefix, offset)
+    }
+
+    async fn list_with_delimiter(&self, prefix: Option<&Path>) -> object_store::Result<ListResult> {
+        self.inner.list_with_delimiter(prefix).await
+    }
+
+    async fn copy_opts(
+        &self,
+        from: &Path,
+        to: &Path,
+        options: CopyOptions,
+    ) -> object_store::Result<()> {
+        self.inner.copy_opts(from, to, options).await
+    }
+
+    async fn rename_opts(
+        &self,
+        from: &Path,
+        to: &Path,
+        options: RenameOptions,
+    ) -> object_store::Result<()> {
+        self.inner.rename_opts(from, to, options).await
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn intervals_are_cut_from_every_covering_request() {
+        let data = Bytes::from_static(b"abcdefghijklmnopqrstuvwxyz");
+        // Intervals [2, 6) and [10, 20); the second split over two requests.
+        let intervals = [Interval::new(2, 4), Interval::new(10, 10)];
+        let requests = [
+            Request {
+                first: 0,
+                last: 1,
+                offset: 2,
+                len: 12,
+            },
+            Request {
+                first: 1,
+                last: 1,
+                offset: 14,
+                len: 6,
+            },
+        ];
+        let bodies = [(data.slice(2..14), 26), (data.slice(14..20), 26)];
+        let parts = interval_parts(&intervals, &requests, &bodies);
+        assert_eq!(parts, vec![&b"cdef"[..], b"klmnopqrst"]);
+    }
+}

@@ -1,0 +1,471 @@
+//! `PlannedStore` as a read-through `object_store` layer, checked like
+//! object_store's own integration suite: every answer equals the inner
+//! store's, errors pass through, and the faults it handles (stragglers,
+//! stalls, wrong ranges, deadlines) are injected by a small wrapper around
+//! a real `InMemory` store.
+
+use std::collections::HashMap;
+use std::ops::Range;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use async_trait::async_trait;
+use bytes::Bytes;
+use futures::stream::{BoxStream, StreamExt};
+use object_store::memory::InMemory;
+use object_store::path::Path;
+use object_store::{
+    CopyOptions, GetOptions, GetRange, GetResult, GetResultPayload, ListResult, MultipartUpload,
+    ObjectMeta, ObjectStore, ObjectStoreExt, PutMultipartOptions, PutOptions, PutPayload,
+    PutResult, RenameOptions,
+};
+use planner_core::{Method, Surrogate};
+use proptest::prelude::*;
+use warp_host::store::{HedgePolicy, PlannedError, PlannedStore, deadline_exceeded};
+
+fn data(n: usize) -> Bytes {
+    (0..n)
+        .map(|i| (i * 7 + i / 251) as u8)
+        .collect::<Vec<u8>>()
+        .into()
+}
+
+async fn memory_with(path: &Path, body: Bytes) -> Arc<InMemory> {
+    let mem = Arc::new(InMemory::new());
+    mem.put(path, body.into()).await.unwrap();
+    mem
+}
+
+fn planned<S: ObjectStore>(inner: Arc<S>, method: Method) -> PlannedStore<S> {
+    PlannedStore::builder(inner)
+        .with_method(method)
+        .with_surrogate(Surrogate::S3)
+        .without_hedging()
+        .build()
+        .unwrap()
+}
+
+const METHODS: [Method; 5] = [
+    Method::Warp,
+    Method::Separate,
+    Method::LanceRule,
+    Method::Coalesce {
+        max_gap: 1 << 20,
+        max_span: None,
+    },
+    Method::MinB,
+];
+
+#[tokio::test]
+async fn ranges_at_the_object_end_behave_like_the_inner_store() {
+    let path = Path::from("obj");
+    let body = data(100);
+    let mem = memory_with(&path, body.clone()).await;
+    for method in METHODS {
+        let store = planned(Arc::clone(&mem), method);
+        // Ends at, and past, the end: cut at the end, as InMemory does.
+        let ranges = [90..100, 95..120, 0..3];
+        let want = mem.get_ranges(&path, &ranges).await.unwrap();
+        assert_eq!(store.get_ranges(&path, &ranges).await.unwrap(), want);
+        assert_eq!(want[1], body.slice(95..100));
+        // Starting at or past the end is an error for both.
+        for bad in [vec![100..110], vec![0..10, 150..160]] {
+            mem.get_ranges(&path, &bad).await.unwrap_err();
+            let e = store.get_ranges(&path, &bad).await.unwrap_err();
+            assert!(e.to_string().contains("100 bytes long"), "{method:?}: {e}");
+        }
+    }
+}
+
+#[tokio::test]
+async fn empty_ranges_answer_empty_bytes() {
+    let path = Path::from("obj");
+    let mem = memory_with(&path, data(64)).await;
+    let store = planned(mem, Method::Warp);
+    assert!(store.get_ranges(&path, &[]).await.unwrap().is_empty());
+    let out = store.get_ranges(&path, &[5..5, 1..3, 0..0]).await.unwrap();
+    assert_eq!(out, vec![Bytes::new(), data(64).slice(1..3), Bytes::new()]);
+    assert_eq!(store.stats().totals.gets, 1);
+}
+
+#[tokio::test]
+async fn overlapping_and_unsorted_ranges_come_back_in_request_order() {
+    let path = Path::from("obj");
+    let body = data(10_000);
+    let mem = memory_with(&path, body.clone()).await;
+    let ranges = [5000..6000, 0..10, 5..15, 5500..5501, 9000..10_000, 0..10];
+    for method in METHODS {
+        let store = planned(Arc::clone(&mem), method);
+        let out = store.get_ranges(&path, &ranges).await.unwrap();
+        for (r, b) in ranges.iter().zip(&out) {
+            assert_eq!(
+                b,
+                &body.slice(r.start as usize..r.end as usize),
+                "{method:?}"
+            );
+        }
+    }
+}
+
+#[tokio::test]
+async fn start_after_end_is_an_error_naming_the_range() {
+    let path = Path::from("obj");
+    let store = planned(memory_with(&path, data(64)).await, Method::Warp);
+    let e = store.get_ranges(&path, &[0..4, 9..3]).await.unwrap_err();
+    let text = e.to_string();
+    assert!(text.contains("range 1 (9..3)"), "{text}");
+    assert_eq!(store.stats().totals.gets, 0, "nothing fetched");
+}
+
+#[tokio::test]
+async fn missing_objects_and_store_errors_pass_through() {
+    let store = planned(Arc::new(InMemory::new()), Method::Warp);
+    let e = store
+        .get_ranges(&Path::from("nope"), &[0..4])
+        .await
+        .unwrap_err();
+    assert!(matches!(e, object_store::Error::NotFound { .. }), "{e}");
+    // An error of the inner store reaches the caller unchanged.
+    let path = Path::from("obj");
+    let faulty = Faulty::new(memory_with(&path, data(64)).await);
+    faulty.set(0..4, Fault::Fail);
+    let store = planned(Arc::clone(&faulty), Method::Separate);
+    let e = store.get_ranges(&path, &[0..4, 8..9]).await.unwrap_err();
+    assert!(
+        matches!(
+            &e,
+            object_store::Error::Generic {
+                store: "Faulty",
+                ..
+            }
+        ),
+        "{e}"
+    );
+    // Every other method delegates.
+    let other = Path::from("other");
+    store.put(&other, data(8).into()).await.unwrap();
+    assert_eq!(store.head(&other).await.unwrap().size, 8);
+    assert_eq!(
+        store.get_range(&other, 2..4).await.unwrap(),
+        data(8).slice(2..4)
+    );
+    let listed: Vec<_> = store.list(None).collect().await;
+    assert_eq!(listed.len(), 2);
+    store.delete(&other).await.unwrap();
+    assert!(store.to_string().starts_with("Planned(Faulty"));
+}
+
+#[tokio::test]
+async fn stats_count_gets_bytes_and_overfetch() {
+    let path = Path::from("obj");
+    let mem = memory_with(&path, data(10_000)).await;
+    let ranges = [0..100, 200..300, 1000..1100];
+    let separate = planned(Arc::clone(&mem), Method::Separate);
+    separate.get_ranges(&path, &ranges).await.unwrap();
+    let s = separate.stats();
+    assert_eq!((s.calls, s.totals.gets, s.totals.bytes), (1, 3, 300));
+    assert_eq!(s.totals.overfetch_bytes, 0);
+    assert_eq!(s.last_surrogate, Some((25.0, 5.0)));
+    let merged = planned(
+        mem,
+        Method::Coalesce {
+            max_gap: 4096,
+            max_span: None,
+        },
+    );
+    let read = merged
+        .read(&path, &ranges, merged.plan_options(), None)
+        .await
+        .unwrap();
+    assert_eq!((read.stats.gets, read.stats.bytes), (1, 1100));
+    assert_eq!(read.stats.overfetch_bytes, 800);
+    assert_eq!(read.requests.len(), 1);
+    assert_eq!(merged.stats().totals, read.stats);
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(48))]
+
+    /// Any set of in-object ranges, any method: the same bytes as the inner
+    /// store's own `get_ranges`.
+    #[test]
+    fn identical_bytes_to_the_inner_store(
+        size in 1usize..20_000,
+        raw in prop::collection::vec((0usize..20_000, 1usize..3_000), 0..24),
+        m in 0usize..5,
+    ) {
+        let ranges: Vec<Range<u64>> = raw
+            .iter()
+            .map(|&(s, l)| {
+                let s = s % size;
+                s as u64..(s + l).min(size).max(s + 1) as u64
+            })
+            .collect();
+        let rt = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
+        rt.block_on(async {
+            let path = Path::from("p");
+            let mem = memory_with(&path, data(size)).await;
+            let want = mem.get_ranges(&path, &ranges).await.unwrap();
+            let got = planned(mem, METHODS[m]).get_ranges(&path, &ranges).await.unwrap();
+            prop_assert_eq!(got, want);
+            Ok(())
+        })?;
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_straggler_is_hedged_and_the_hedge_wins() {
+    let path = Path::from("obj");
+    let body = data(50_000);
+    let faulty = Faulty::new(memory_with(&path, body.clone()).await);
+    // The first GET of 10000..20000 hangs for 30 s; its second is prompt.
+    faulty.set(10_000..20_000, Fault::Delay(Duration::from_secs(30)));
+    let store = PlannedStore::builder(Arc::clone(&faulty))
+        .with_method(Method::Separate)
+        .with_surrogate(Surrogate::Affine {
+            fixed_ms: 5.0,
+            per_mib_ms: 0.0,
+        })
+        .with_hedging(HedgePolicy {
+            floor: Duration::from_millis(20),
+            ..HedgePolicy::default()
+        })
+        .build()
+        .unwrap();
+    let ranges = [0..1000, 10_000..20_000, 30_000..31_000];
+    let out = store.get_ranges(&path, &ranges).await.unwrap();
+    for (r, b) in ranges.iter().zip(&out) {
+        assert_eq!(b, &body.slice(r.start as usize..r.end as usize));
+    }
+    let s = store.stats().totals;
+    assert_eq!((s.gets, s.hedges, s.hedges_won), (3, 1, 1), "{s:?}");
+    assert_eq!(faulty.gets(), 4, "3 planned GETs and one hedge");
+    assert_eq!(store.stats().requests_sent(), 4);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_deadline_fires_with_its_own_error() {
+    let path = Path::from("obj");
+    let faulty = Faulty::new(memory_with(&path, data(4096)).await);
+    faulty.set(0..100, Fault::Delay(Duration::from_secs(30)));
+    let store = PlannedStore::builder(Arc::clone(&faulty))
+        .without_hedging()
+        .with_deadline(Some(Duration::from_millis(150)))
+        .build()
+        .unwrap();
+    let e = store.get_ranges(&path, &[0..100]).await.unwrap_err();
+    assert!(
+        e.to_string()
+            .contains("deadline of 150 ms exceeded reading obj"),
+        "{e}"
+    );
+    let object_store::Error::Generic { source, .. } = &e else {
+        panic!("{e}")
+    };
+    let kind = source.downcast_ref::<PlannedError>().unwrap();
+    assert!(kind.is_deadline());
+    assert_eq!(store.stats().totals.deadline_misses, 1);
+    // Through the host error type too.
+    let host = warp_host::error::Error::Store {
+        op: "get_ranges",
+        path: "obj".into(),
+        source: e,
+    };
+    assert_eq!(deadline_exceeded(&host), Some(Duration::from_millis(150)));
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_stalled_body_is_retried_once_then_fails() {
+    let path = Path::from("obj");
+    let body = data(8192);
+    let faulty = Faulty::new(memory_with(&path, body.clone()).await);
+    faulty.set(0..8192, Fault::StallBody);
+    let store = PlannedStore::builder(Arc::clone(&faulty))
+        .without_hedging()
+        .with_stall_timeout(Duration::from_millis(100))
+        .build()
+        .unwrap();
+    // First attempt stalls after half the body, the retry succeeds.
+    assert_eq!(store.get_ranges(&path, &[0..8192]).await.unwrap()[0], body);
+    let s = store.stats().totals;
+    assert_eq!((s.stalls, s.refetches), (1, 1), "{s:?}");
+    // Two stalls in a row: the error names the stall timeout.
+    faulty.set(0..8192, Fault::StallBody);
+    faulty.set(0..8192, Fault::StallBody);
+    let e = store.get_ranges(&path, &[0..8192]).await.unwrap_err();
+    assert!(e.to_string().contains("100 ms (stall timeout)"), "{e}");
+}
+
+#[tokio::test]
+async fn a_wrong_range_answer_is_refetched() {
+    let path = Path::from("obj");
+    let body = data(8192);
+    let faulty = Faulty::new(memory_with(&path, body.clone()).await);
+    faulty.set(100..200, Fault::Shifted);
+    let store = planned(Arc::clone(&faulty), Method::Separate);
+    assert_eq!(
+        store.get_ranges(&path, &[100..200]).await.unwrap()[0],
+        body.slice(100..200)
+    );
+    assert_eq!(store.stats().totals.refetches, 1);
+    faulty.set(100..200, Fault::Shifted);
+    faulty.set(100..200, Fault::Shifted);
+    let e = store.get_ranges(&path, &[100..200]).await.unwrap_err();
+    assert!(e.to_string().contains("asked for bytes 100..200"), "{e}");
+}
+
+// ---- the fault injector ----------------------------------------------------
+
+/// What to do to the next GET of a given range.
+#[derive(Debug, Clone)]
+enum Fault {
+    /// Sleep before answering.
+    Delay(Duration),
+    /// Answer with an error.
+    Fail,
+    /// Send half the body, then nothing.
+    StallBody,
+    /// Answer the range one byte further on.
+    Shifted,
+}
+
+/// A real store with faults queued per range (each used once).
+#[derive(Debug)]
+struct Faulty {
+    inner: Arc<InMemory>,
+    faults: Mutex<HashMap<(u64, u64), Vec<Fault>>>,
+    gets: AtomicU64,
+}
+
+impl Faulty {
+    fn new(inner: Arc<InMemory>) -> Arc<Self> {
+        Arc::new(Self {
+            inner,
+            faults: Mutex::new(HashMap::new()),
+            gets: AtomicU64::new(0),
+        })
+    }
+
+    fn set(&self, r: Range<u64>, f: Fault) {
+        self.faults
+            .lock()
+            .unwrap()
+            .entry((r.start, r.end))
+            .or_default()
+            .push(f);
+    }
+
+    fn gets(&self) -> u64 {
+        self.gets.load(Ordering::Relaxed)
+    }
+}
+
+impl std::fmt::Display for Faulty {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "Faulty({})", self.inner)
+    }
+}
+
+#[async_trait]
+impl ObjectStore for Faulty {
+    async fn put_opts(
+        &self,
+        location: &Path,
+        payload: PutPayload,
+        opts: PutOptions,
+    ) -> object_store::Result<PutResult> {
+        self.inner.put_opts(location, payload, opts).await
+    }
+
+    async fn put_multipart_opts(
+        &self,
+        location: &Path,
+        opts: PutMultipartOptions,
+    ) -> object_store::Result<Box<dyn MultipartUpload>> {
+        self.inner.put_multipart_opts(location, opts).await
+    }
+
+    async fn get_opts(
+        &self,
+        location: &Path,
+        options: GetOptions,
+    ) -> object_store::Result<GetResult> {
+        self.gets.fetch_add(1, Ordering::Relaxed);
+        let fault = match &options.range {
+            Some(GetRange::Bounded(r)) => {
+                let mut faults = self.faults.lock().unwrap();
+                faults
+                    .get_mut(&(r.start, r.end))
+                    .and_then(|v| (!v.is_empty()).then(|| v.remove(0)))
+            }
+            _ => None,
+        };
+        match fault {
+            None => self.inner.get_opts(location, options).await,
+            Some(Fault::Delay(d)) => {
+                tokio::time::sleep(d).await;
+                self.inner.get_opts(location, options).await
+            }
+            Some(Fault::Fail) => Err(object_store::Error::Generic {
+                store: "Faulty",
+                source: "injected failure".into(),
+            }),
+            Some(Fault::StallBody) => {
+                let res = self.inner.get_opts(location, options).await?;
+                let (meta, range, attributes) =
+                    (res.meta.clone(), res.range.clone(), res.attributes.clone());
+                let body = res.bytes().await?;
+                let half = body.slice(..body.len() / 2);
+                let stream = futures::stream::iter([Ok(half)]).chain(futures::stream::pending());
+                Ok(GetResult {
+                    payload: GetResultPayload::Stream(stream.boxed()),
+                    meta,
+                    range,
+                    attributes,
+                    extensions: Default::default(),
+                })
+            }
+            Some(Fault::Shifted) => {
+                let Some(GetRange::Bounded(r)) = options.range.clone() else {
+                    unreachable!()
+                };
+                let shifted = GetOptions::new().with_range(Some(r.start + 1..r.end + 1));
+                self.inner.get_opts(location, shifted).await
+            }
+        }
+    }
+
+    fn delete_stream(
+        &self,
+        locations: BoxStream<'static, object_store::Result<Path>>,
+    ) -> BoxStream<'static, object_store::Result<Path>> {
+        self.inner.delete_stream(locations)
+    }
+
+    fn list(&self, prefix: Option<&Path>) -> BoxStream<'static, object_store::Result<ObjectMeta>> {
+        self.inner.list(prefix)
+    }
+
+    async fn list_with_delimiter(&self, prefix: Option<&Path>) -> object_store::Result<ListResult> {
+        self.inner.list_with_delimiter(prefix).await
+    }
+
+    async fn copy_opts(
+        &self,
+        from: &Path,
+        to: &Path,
+        options: CopyOptions,
+    ) -> object_store::Result<()> {
+        self.inner.copy_opts(from, to, options).await
+    }
+
+    async fn rename_opts(
+        &self,
+        from: &Path,
+        to: &Path,
+        options: RenameOptions,
+    ) -> object_store::Result<()> {
+        self.inner.rename_opts(from, to, options).await
+    }
+}
