@@ -584,7 +584,10 @@ impl PlannerComponent {
             },
         );
         store.limiter(|g| g);
-        store.set_epoch_deadline(limits.deadline_base_ms.max(1));
+        // Instantiation and `set-memory-limit` are tiny; give them a fixed
+        // second rather than the (possibly 1 ms) per-call deadline, which
+        // every planning call sets for itself.
+        store.set_epoch_deadline(1_000);
         let instance = shared
             .pre
             .instantiate(&mut store)

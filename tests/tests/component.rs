@@ -186,7 +186,7 @@ fn ten_million_intervals_are_refused_alike_and_the_next_call_works() {
     let (native, component) = both(Limits::default(), &request(&huge, &s3));
     let line = native.clone().unwrap_err();
     assert!(
-        line.starts_with("plan memory: 10000000 intervals need"),
+        line.contains("plan memory: 10000000 intervals need"),
         "{line}"
     );
     assert_eq!(native, component);
