@@ -29,6 +29,7 @@ pub fn backend_factory(kind: PlannerKind) -> Result<(BackendFactory, &'static st
 pub async fn open_searcher(
     cfg: &HostConfig,
     preload: bool,
+    read: crate::query::ReadConfig,
 ) -> Result<(Arc<Searcher>, &'static str)> {
     let mut loc = store::open_existing(&cfg.url)?;
     if preload {
@@ -40,7 +41,13 @@ pub async fn open_searcher(
     let index = Arc::new(Index::open(loc).await?);
     let (factory, name) = backend_factory(cfg.planner)?;
     Ok((
-        Arc::new(Searcher::new(index, cfg.io_slots, cfg.cache_bytes, factory)),
+        Arc::new(Searcher::with_read_config(
+            index,
+            cfg.io_slots,
+            cfg.cache_bytes,
+            factory,
+            read,
+        )?),
         name,
     ))
 }

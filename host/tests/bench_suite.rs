@@ -58,6 +58,7 @@ async fn suite(caches: &[CacheSize]) -> Suite {
         }
     }
     Suite {
+        read: warp_host::query::ReadConfig::default(),
         targets,
         runs,
         workload: Workload {

@@ -241,6 +241,7 @@ pub async fn prepare(cfg: &DemoConfig, say: impl Fn(String)) -> Result<Suite> {
         });
     }
     Ok(Suite {
+        read: crate::query::ReadConfig::default(),
         targets,
         runs: cfg.runs(),
         workload: Workload {

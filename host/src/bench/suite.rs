@@ -97,6 +97,9 @@ pub struct Suite {
     pub io_slots: usize,
     /// Makes the planners of each run's pool.
     pub factory: BackendFactory,
+    /// How every run's searcher reads (hedging, deadline, stall timeout,
+    /// load-aware surrogate).
+    pub read: crate::query::ReadConfig,
 }
 
 impl Suite {
@@ -130,12 +133,13 @@ impl Suite {
                 return Err(Error::config("--concurrency", 0, "must be >= 1"));
             }
             let cache_bytes = spec.cache.bytes(target.index.manifest.payload.size);
-            let searcher = Arc::new(Searcher::new(
+            let searcher = Arc::new(Searcher::with_read_config(
                 Arc::clone(&target.index),
                 self.io_slots,
                 cache_bytes,
                 Arc::clone(&self.factory),
-            ));
+                self.read.clone(),
+            )?);
             let policy = spec.params.method.to_string();
             let label = spec.cache.label();
             let run = book.run(format!(

@@ -67,7 +67,7 @@ pub fn execute(args: &BenchArgs) -> Result<()> {
         MAX_SWEEP,
     )?;
     let cfg = args.search.config(Some(0))?;
-    let mut runs = Vec::new();
+    let mut runs: Vec<RunSpec> = Vec::new();
     for &cache in &caches {
         for &q in &qs {
             for p in &policies {
@@ -88,10 +88,15 @@ pub fn execute(args: &BenchArgs) -> Result<()> {
     }
     let (factory, _) = backend_factory(cfg.planner)?;
     let (rows, workload) = runtime()?.block_on(async {
-        let (searcher, _) = open_searcher(&cfg, args.search.preload).await?;
+        let (searcher, _) = open_searcher(&cfg, args.search.preload, args.search.read_config()).await?;
         let index = Arc::clone(searcher.index());
         drop(searcher);
         let m = &index.manifest;
+        if let Some(s) = args.search.manifest_surrogate(&index)? {
+            for r in &mut runs {
+                r.params.surrogate = s.clone();
+            }
+        }
         let (queries, dim) = index.queries().await?.ok_or_else(|| {
             Error::input("the index stores no queries (build it with --queries or synthetic data)")
         })?;
@@ -132,6 +137,7 @@ pub fn execute(args: &BenchArgs) -> Result<()> {
             },
             io_slots: cfg.io_slots,
             factory,
+            read: args.search.read_config(),
         };
         let rows = suite
             .run(|_| {

@@ -22,7 +22,8 @@ use crate::dataset::RAISE_DATA;
 use crate::error::{Error, Result};
 use crate::input::check_file;
 use crate::output::{Flow, Output, one_line};
-use crate::query::{SearchParams, SearchResult};
+use crate::query::{ReadConfig, SearchParams, SearchResult};
+use std::time::Duration;
 
 pub use crate::search::{backend_factory, open_searcher, runtime};
 
@@ -96,6 +97,19 @@ pub struct SearchOpts {
     /// Tolerance ε of the warp planner, 0..=1.
     #[arg(long, default_value_t = 0.01, value_parser = epsilon)]
     pub epsilon: f64,
+    /// Per-query deadline, ms, 1..=3600000: a query whose reads (payload,
+    /// rerank and re-fetches) are not done by then fails with its own error.
+    /// Default: none.
+    #[arg(long, value_parser = clap::value_parser!(u64).range(1..=3_600_000))]
+    pub deadline_ms: Option<u64>,
+    /// Abandon and retry once a GET whose body makes no progress for this
+    /// long, ms, 1..=600000. Default 10000.
+    #[arg(long, value_parser = clap::value_parser!(u64).range(1..=600_000))]
+    pub stall_timeout_ms: Option<u64>,
+    /// Do not hedge straggling GETs (default: hedge after the observed p95,
+    /// at most 5% extra GETs).
+    #[arg(long)]
+    pub no_hedge: bool,
 }
 
 impl SearchOpts {
@@ -132,6 +146,45 @@ impl SearchOpts {
             b = b.with_planner(PlannerKind::Native);
         }
         b.build()
+    }
+
+    /// How the searcher reads: hedging (unless `--no-hedge`), `--deadline-ms`,
+    /// `--stall-timeout-ms`, and the load-aware surrogate unless the user
+    /// fixed it with `--fixed-ms`/`--per-mib-ms`.
+    pub fn read_config(&self) -> ReadConfig {
+        let mut read = ReadConfig::default();
+        if self.no_hedge {
+            read.hedge = None;
+        }
+        read.deadline = self.deadline_ms.map(Duration::from_millis);
+        if let Some(ms) = self.stall_timeout_ms {
+            read.stall_timeout = Duration::from_millis(ms);
+        }
+        read.load_aware = !self.surrogate_fixed();
+        read
+    }
+
+    /// Whether `--fixed-ms` or `--per-mib-ms` fixes the surrogate (then it
+    /// is used as given: no manifest calibration, no load adaptation).
+    pub fn surrogate_fixed(&self) -> bool {
+        self.fixed_ms.is_some() || self.per_mib_ms.is_some()
+    }
+
+    /// The surrogate calibrated into the index manifest (`warp calibrate
+    /// --write-manifest`), unless flags fix one.
+    ///
+    /// # Errors
+    /// [`Error::Config`] for an invalid stored surrogate.
+    pub fn manifest_surrogate(&self, index: &crate::query::Index) -> Result<Option<Surrogate>> {
+        if self.surrogate_fixed() {
+            return Ok(None);
+        }
+        index
+            .manifest
+            .surrogate
+            .as_ref()
+            .map(|s| s.to_surrogate())
+            .transpose()
     }
 
     /// Search parameters for planning method `method` (see
@@ -281,7 +334,11 @@ pub fn execute(args: &QueryArgs) -> Result<()> {
     let vector = args.vector.as_deref().map(parse_vector).transpose()?;
     let mut out = Output::stdout(args.output.pretty)?;
     runtime()?.block_on(async {
-        let (searcher, planner) = open_searcher(&cfg, args.search.preload).await?;
+        let (searcher, planner) =
+            open_searcher(&cfg, args.search.preload, args.search.read_config()).await?;
+        if let Some(s) = args.search.manifest_surrogate(searcher.index())? {
+            params.surrogate = s;
+        }
         let dim = searcher.index().manifest.dim;
         // The queries and the number of the first one.
         let (queries, first): (Vec<f32>, usize) = if let Some(v) = vector {

@@ -44,10 +44,8 @@ impl Index {
         let bytes = match bytes {
             Ok(b) => b,
             Err(object_store::Error::NotFound { .. }) => {
-                return Err(Error::index(format!(
-                    "no index at {} (no {MANIFEST}; run `warp build` first)",
-                    loc.display
-                )));
+                // Say which: no bucket, nothing under the prefix, or no manifest.
+                return Err(Error::index(crate::store::missing_index_reason(&loc).await));
             }
             Err(source) => {
                 return Err(Error::Store {
