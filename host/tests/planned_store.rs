@@ -3,6 +3,8 @@
 //! store's, errors pass through, and the faults it handles (stragglers,
 //! stalls, wrong ranges, deadlines) are injected by a small wrapper around
 //! a real `InMemory` store.
+// Single-range lists and a reversed range are the inputs under test.
+#![allow(clippy::single_range_in_vec_init, clippy::reversed_empty_ranges)]
 
 use std::collections::HashMap;
 use std::ops::Range;
