@@ -64,7 +64,7 @@ impl Limits {
     /// `k_max` (`exact`: the exact method's `n` times more cells).
     pub fn deadline_ms(&self, n: usize, k_max: usize, exact: bool) -> u64 {
         let n = n as u64;
-        let k = (k_max as u64).min(n) + 1;
+        let k = (k_max as u64).min(n).saturating_add(1);
         let cells = n
             .saturating_mul(k)
             .saturating_mul(64)

@@ -303,7 +303,7 @@ mod tests {
                 },
             ),
             (
-                "--reorder",
+                "--layout",
                 DemoConfig {
                     reorder: "nope".into(),
                     ..ok.clone()

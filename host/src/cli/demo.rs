@@ -41,8 +41,8 @@ pub struct DemoArgs {
     /// Payload cache sizes, comma-separated: MiB, a percentage of the payload (10%) or all.
     #[arg(long = "cache-mib", value_name = "SIZES", default_value = "0")]
     pub cache_mib: String,
-    /// Reorder method of the second layout.
-    #[arg(long, default_value = "pca_zorder")]
+    /// Layout of the second index (the first is identity), e.g. pca_zorder:5 or spectral.
+    #[arg(long = "layout", alias = "reorder", default_value = "pca_zorder")]
     pub reorder: String,
     /// Global I/O slots (1..=4096).
     #[arg(long, default_value_t = 64)]
