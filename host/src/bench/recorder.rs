@@ -26,6 +26,9 @@ pub struct Recorder {
     bytes: u64,
     overfetch: u64,
     plan_us: u64,
+    hedges: u64,
+    per_mib_sum: f64,
+    per_mib_n: u64,
     probes: u64,
     cache_hits: u64,
     recall_hits: u64,
@@ -49,6 +52,9 @@ impl Recorder {
             bytes: 0,
             overfetch: 0,
             plan_us: 0,
+            hedges: 0,
+            per_mib_sum: 0.0,
+            per_mib_n: 0,
             probes: 0,
             cache_hits: 0,
             recall_hits: 0,
@@ -67,6 +73,11 @@ impl Recorder {
         self.bytes += r.stats.bytes;
         self.overfetch += r.stats.overfetch_bytes;
         self.plan_us += r.stats.plan_us;
+        self.hedges += r.stats.hedges as u64;
+        if let Some((_, per_mib)) = r.stats.surrogate {
+            self.per_mib_sum += per_mib;
+            self.per_mib_n += 1;
+        }
         self.probes += r.stats.probes as u64;
         self.cache_hits += r.stats.cache_hits as u64;
         if let Some(truth) = truth {
@@ -114,6 +125,9 @@ impl Recorder {
         row.overfetch_per_query = self.overfetch as f64 / n;
         row.dollars_per_million = pricing.dollars(self.gets as usize, self.bytes) / n * 1e6;
         row.plan_us = self.plan_us as f64 / n;
+        row.hedges_per_query = self.hedges as f64 / n;
+        row.surrogate_per_mib_ms =
+            (self.per_mib_n > 0).then(|| self.per_mib_sum / self.per_mib_n as f64);
         row.cache_hit_rate =
             (row.cache_bytes > 0).then(|| self.cache_hits as f64 / self.probes.max(1) as f64);
         row.recall_at_10 =
@@ -177,6 +191,8 @@ mod tests {
             gets_per_query: 0.0,
             bytes_per_query: 0.0,
             overfetch_per_query: 0.0,
+            hedges_per_query: 0.0,
+            surrogate_per_mib_ms: None,
             dollars_per_million: 0.0,
             plan_us: 0.0,
             cache_hit_rate: None,

@@ -41,6 +41,13 @@ pub struct BenchRow {
     pub dollars_per_million: f64,
     /// Mean planning time, µs.
     pub plan_us: f64,
+    /// Hedged GETs per query: second requests for stragglers, each one more
+    /// GET charge at the store.
+    pub hedges_per_query: f64,
+    /// Mean per-MiB term (ms) of the surrogate the planner used, over the
+    /// queries that planned a read: the load-aware estimate, or the fixed
+    /// surrogate's slope; `None` when no query planned.
+    pub surrogate_per_mib_ms: Option<f64>,
     /// Probed lists served by the payload cache, as a fraction of lists
     /// probed (`None` without a cache).
     pub cache_hit_rate: Option<f64>,
@@ -80,6 +87,7 @@ pub fn table(rows: &[BenchRow]) -> String {
         "plan µs",
         "R@10"
     );
+    out.push_str(&format!(" {:>7} {:>7}", "hedge/q", "ms/MiB"));
     if cached {
         out.push_str(&format!(" {:>10} {:>6}", "cache", "hit %"));
     }
@@ -100,6 +108,12 @@ pub fn table(rows: &[BenchRow]) -> String {
             r.dollars_per_million,
             r.plan_us,
             r.recall_at_10.map_or("-".to_string(), |x| format!("{x:.3}")),
+        ));
+        out.push_str(&format!(
+            " {:>7.3} {:>7}",
+            r.hedges_per_query,
+            r.surrogate_per_mib_ms
+                .map_or("-".to_string(), |m| format!("{m:.2}"))
         ));
         if cached {
             out.push_str(&format!(

@@ -179,6 +179,8 @@ impl Suite {
                     gets_per_query: 0.0,
                     bytes_per_query: 0.0,
                     overfetch_per_query: 0.0,
+                    hedges_per_query: 0.0,
+                    surrogate_per_mib_ms: None,
                     dollars_per_million: 0.0,
                     plan_us: 0.0,
                     cache_hit_rate: None,
