@@ -38,7 +38,7 @@ async fn suite(caches: &[CacheSize]) -> Suite {
         for q in [1, 4] {
             for (target, policy) in [
                 (0, "separate"),
-                (0, "lance"),
+                (0, "lance_rule"),
                 (0, "warp"),
                 (1, "min_w"),
                 (1, "warp"),
@@ -105,7 +105,7 @@ async fn every_run_answers_identically_and_the_cache_sweep_cuts_gets() {
     for q in [1, 4] {
         for (layout, policy) in [
             ("identity", "separate"),
-            ("identity", "lance"),
+            ("identity", "lance_rule"),
             ("reversed", "warp"),
         ] {
             let g = |c: &str| {
