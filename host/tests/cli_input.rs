@@ -112,7 +112,7 @@ fn the_planner_workspace_is_bounded_for_both_runtimes() {
         assert_eq!(out.status.code(), Some(2));
         let line = stderr_line(&out);
         assert!(
-            line.contains("k_max") && line.contains("--plan-memory-bytes"),
+            line.contains("k_max") && line.contains("plan memory limit"),
             "{line}"
         );
         lines.push(line);
