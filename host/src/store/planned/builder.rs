@@ -249,7 +249,12 @@ impl<S: ObjectStore + ?Sized> PlannedStoreBuilder<S> {
 
     /// Builds without validating: for configurations valid by construction.
     pub(crate) fn build_trusted(self) -> PlannedStore<S> {
+        let io_slots = self
+            .io
+            .as_ref()
+            .map_or(self.io_slots, |s| s.available_permits());
         PlannedStore {
+            io_slots,
             inner: self.inner,
             planners: BackendPool::new(self.factory),
             options: self.options,

@@ -119,6 +119,7 @@ impl<S: ObjectStore + ?Sized> Getter<'_, S> {
             first_byte_ms: first_byte.as_secs_f64() * 1000.0,
             latency_ms: latency.as_secs_f64() * 1000.0,
             in_flight,
+            done: start + latency,
         });
         let bytes = match chunks.len() {
             1 => chunks.pop().unwrap_or_default(),

@@ -1,76 +1,82 @@
-//! The load-aware surrogate: what a MiB costs a new request under the load
-//! the store is under now (DESIGN §8, issue 11).
+//! The load-aware choice of plan: what a byte costs when the store's link is
+//! the bottleneck (DESIGN §8, issue 11).
 //!
 //! # Model
 //! An unloaded GET of `L` bytes takes `t₀(L) = fixed + base · L/2²⁰` ms (the
 //! prior surrogate: per-request first-byte latency plus the per-connection
-//! transfer rate). When `N` requests share a link of capacity `C` MiB/s, each
-//! is served at `min(1000/base, C/N)` MiB/s, so a MiB costs it
+//! transfer rate). `Q` calls reading concurrently through one store share two
+//! resources: its `S` I/O slots (a GET holds one for about `t₀`) and the link
+//! of capacity `C` MiB/s. A call whose plan fetches `bytes` in requests of
+//! total unloaded time `H = Σ_g t₀(L_g)` therefore takes at least
 //!
 //! ```text
-//! per_mib_eff(N) = max(base, 1000 · N / C)          ms per MiB
+//! R(plan) = max( B(plan) = max_g t₀(L_g),   its own critical path
+//!                Q · 1000 · bytes/2²⁰ / C,  its share of the link
+//!                Q · H / S )                its share of the I/O slots
 //! ```
 //!
-//! and the planner is handed `t(L) = fixed + per_mib_eff · L/2²⁰`.
+//! in a closed loop where every call is like it. Merging across gaps lowers
+//! the third term and raises the second; the planner alone, pricing a byte at
+//! `base`, sees only the first. So, once `C` is known, [`PlannedStore`] plans
+//! the call as asked and, for each per-MiB price `m · base` with `m ∈`
+//! [`PRICES`], at `P = 1` (the sum `W`: the resources the plan takes, with no
+//! critical-path term to keep adjacent intervals apart at a high price), and
+//! keeps the plan of least `R` ([`closed_loop_ms`]), ties to the earlier: with
+//! room on the link that is the planner's own plan, on a saturated link the
+//! fewest bytes that keep the slots from binding instead.
 //!
 //! # Estimating `C` online
-//! Every completed GET reports its size `L_i`, latency `ℓ_i` (from issue,
-//! after its I/O slot was granted, to its last byte) and the requests in
-//! flight when it was issued, `N_i` (itself included). Its *excess* over the
-//! unloaded time is `x_i = max(0, ℓ_i − t₀(L_i) − jitter(L_i))`, with
-//! `jitter = 2 ms + 0.1 · t₀(L_i)` absorbing timer and scheduler noise. Over
-//! the last [`WINDOW`] GETs, dropping the 5 % largest excesses (long-tail
-//! GETs are the hedger's business, not a load signal):
+//! A link that binds shows as GETs taking longer than `t₀` once their I/O
+//! slot is granted: they queue for the link while holding the slot. Every
+//! [`REFRESH`] completed GETs the estimator measures the pressure
 //!
 //! ```text
-//! load  = Σ x_i / Σ max(L_i / 2²⁰, 1/16) ms per MiB beyond base
-//! N̄     = mean N_i
-//! C     = 1000 · N̄ / (base + load)     when load > 0.25 · base, else ∞
+//! π = median over the last PRESSURE_WINDOW GETs of (ℓ_i / t₀(L_i)) − 1
 //! ```
 //!
-//! A FIFO link (the simulator's) charges queueing to whoever waits, not to
-//! the bytes that caused it; summed over the window the excess still equals
-//! the bytes in flight divided by `C`, which is what the per-MiB share above
-//! charges. At planning time `N = (N̄ + n_now + 1) / 2` (the window's mean
-//! and the requests in flight now plus the new one), so the surrogate follows
-//! the present load without jumping with every instantaneous count.
-//!
-//! # How `P = io_slots / Q` meets the bandwidth term
-//! The planner minimizes `T_P = W/P + (1 − 1/P) · B` with
-//! `W = Σ_g t(L_g) = K · fixed + per_mib_eff · bytes / 2²⁰`. When the link
-//! binds and every I/O slot is busy, `N ≈ Q · P` requests share it, so the
-//! bandwidth part of `W/P` is `bytes/2²⁰ · 1000 · Q·P / (C · P) = bytes/2²⁰ ·
-//! 1000 · Q / C` ms: exactly the query's fair share `C/Q` of the link.
-//! Dividing by `P` does *not* make bytes cheaper as the I/O slots grow: `P`
-//! parallel requests split the same share. Merging two requests across a gap
-//! of `G` bytes then pays only when `fixed / P > G/2²⁰ · 1000 · Q / C` (from
-//! `W`; `B` can only add to the cost of a merge), e.g. at `C = 1024` MiB/s,
-//! `Q = 32`, `P = 2`, fixed 25 ms: gaps below ≈ 0.4 MiB; at `C = 4096`:
-//! ≈ 1.6 MiB. See the unit tests.
+//! (`ℓ_i` from issue to last byte; the median ignores the long tail, which is
+//! the hedger's business, and median-one latency noise) and the rate `r` at
+//! which the same GETs delivered bytes (MiB over the time between the first
+//! and the last completion). While `π >` [`SATURATED`] the link was busy and
+//! delivered its capacity: `C ← r` when `r > C` (the first such `r` taken as
+//! is), else `C ← C − DOWN · (C − r)`, slowly, because a window straddling
+//! the moment the plans got leaner reads low, and a drift down would make
+//! the plans leaner still. Otherwise `C` is left alone: a link with room
+//! delivers what is asked of it, which says nothing of its capacity. Until the link has been seen full, `C`
+//! is unknown and every call plans once with the prior. `C` is a property of
+//! the link, not of the plans, so choosing plans by it does not feed back
+//! into its estimate the way a load-dependent price would.
 //!
 //! # Bounds and determinism
-//! `O(WINDOW)` memory; the derived figures are recomputed every 16
-//! completions by an `O(WINDOW log WINDOW)` pass. Given the same completion
-//! sequence the estimate is the same; a fixed surrogate
+//! `O(WINDOW)` memory; each refresh is an `O(PRESSURE_WINDOW log
+//! PRESSURE_WINDOW)` pass under the estimator's lock. Given the same
+//! completion sequence the estimate is the same; a fixed surrogate
 //! ([`PlannedStoreBuilder::with_surrogate`](super::PlannedStoreBuilder::with_surrogate))
 //! bypasses it entirely.
+//!
+//! [`PlannedStore`]: super::PlannedStore
 
 use std::collections::VecDeque;
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicU64, Ordering};
+use tokio::time::Instant;
 
-use planner_core::Surrogate;
-
-/// GETs remembered by the estimator.
+/// GETs remembered (for the in-flight mean).
 pub const WINDOW: usize = 256;
-/// Completions between recomputations of the derived figures.
-const REFRESH: u32 = 16;
-/// Share of the largest excesses ignored.
-const TRIM: f64 = 0.05;
-/// Bytes (MiB) a GET counts for at least in `Σ L_i`: 64 KiB, so that a
-/// millisecond of scheduler noise on a 500-byte read is not taken for a
-/// link charging seconds per MiB.
-const MIN_MIB: f64 = 1.0 / 16.0;
+/// GETs the pressure and the delivered rate are measured over (the most
+/// recent ones).
+pub const PRESSURE_WINDOW: usize = 64;
+/// Completions between refreshes of the estimate.
+pub const REFRESH: u32 = 16;
+/// The link is taken to be full while the pressure `π` is above this: most
+/// GETs at least 10 % slower than unloaded.
+pub const SATURATED: f64 = 0.10;
+/// The per-MiB price multipliers a call is planned at once `C` is known.
+pub const PRICES: [f64; 9] = [1.0, 2.0, 4.0, 8.0, 16.0, 32.0, 64.0, 256.0, 1024.0];
+/// Share of the way `C` moves down towards a lower busy rate per refresh.
+pub const DOWN: f64 = 0.05;
+/// Shortest span, ms, a delivered rate is measured over.
+const MIN_SPAN_MS: f64 = 20.0;
 /// Smoothing of the first-byte and throughput averages.
 const ALPHA: f64 = 0.05;
 
@@ -85,6 +91,8 @@ pub struct GetSample {
     pub latency_ms: f64,
     /// Requests in flight when it was issued, itself included.
     pub in_flight: u64,
+    /// When its last byte arrived.
+    pub done: Instant,
 }
 
 /// What the estimator currently believes.
@@ -97,39 +105,66 @@ pub struct LoadSnapshot {
     /// Exponentially weighted per-request body throughput, MiB/s (0 while
     /// bodies arrive with their headers, as in the simulator).
     pub request_mib_s: f64,
-    /// Excess per MiB over the unloaded surrogate, ms (`load` above).
-    pub load_per_mib_ms: f64,
-    /// Mean requests in flight at issue over the window (`N̄`).
-    pub mean_in_flight: f64,
-    /// Estimated shared capacity `C`, MiB/s; `None` while no load shows.
+    /// The last measured pressure `π` (0 before the first refresh).
+    pub pressure: f64,
+    /// The last measured delivered rate `r`, MiB/s.
+    pub delivered_mib_s: f64,
+    /// The link capacity `C`, MiB/s; `None` until the link was seen full.
     pub capacity_mib_s: Option<f64>,
+    /// Mean requests in flight at issue over the window.
+    pub mean_in_flight: f64,
     /// Requests in flight now.
     pub in_flight: u64,
+    /// Calls (`get_ranges`/reads) in progress now.
+    pub calls: u64,
+}
+
+#[derive(Debug, Clone, Copy)]
+struct Seen {
+    mib: f64,
+    latency_ms: f64,
+    in_flight: f64,
+    done: Instant,
 }
 
 #[derive(Debug, Default)]
 struct State {
-    window: VecDeque<(f64, f64, f64)>, // (MiB, latency ms, in flight)
+    window: VecDeque<Seen>,
     samples: u64,
     first_byte_ms: f64,
     request_mib_s: f64,
-    /// The prior and window count the derived figures were computed for.
-    derived_for: Option<((f64, f64), u64)>,
-    load_per_mib_ms: f64,
-    mean_in_flight: f64,
+    /// The unloaded surrogate last planned with (the pressure's reference).
+    prior: Option<(f64, f64)>,
+    since_refresh: u32,
+    pressure: f64,
+    delivered_mib_s: f64,
+    capacity_mib_s: Option<f64>,
 }
 
-/// The online estimator of one store (see the module docs). The unloaded
-/// surrogate `t₀` (the prior) is given with each question, so one estimator
-/// serves callers with different priors.
+/// The online estimator of one store (see the module docs). The pressure is
+/// measured against the prior last planned with ([`note_prior`](Self::note_prior)).
 #[derive(Debug, Default)]
 pub struct LoadEstimator {
     state: Mutex<State>,
     in_flight: AtomicU64,
+    calls: AtomicU64,
+}
+
+/// Counts a call in progress for as long as it lives.
+#[derive(Debug)]
+pub struct CallGuard<'a>(&'a LoadEstimator);
+
+impl Drop for CallGuard<'_> {
+    fn drop(&mut self) {
+        let _ = self
+            .0
+            .calls
+            .fetch_update(Ordering::Relaxed, Ordering::Relaxed, |n| n.checked_sub(1));
+    }
 }
 
 impl LoadEstimator {
-    /// An estimator with no samples.
+    /// An estimator with no samples (`C` unknown).
     pub fn new() -> Self {
         Self::default()
     }
@@ -146,14 +181,37 @@ impl LoadEstimator {
             .fetch_update(Ordering::Relaxed, Ordering::Relaxed, |n| n.checked_sub(1));
     }
 
-    /// Records a completed GET.
+    /// Marks a call as started; returns the calls in progress including it
+    /// (the `Q` of the module docs) and a guard ending it when dropped.
+    pub fn enter_call(&self) -> (u64, CallGuard<'_>) {
+        let q = self.calls.fetch_add(1, Ordering::Relaxed) + 1;
+        (q, CallGuard(self))
+    }
+
+    /// Sets the unloaded surrogate `(fixed_ms, per_mib_ms)` the pressure is
+    /// measured against.
+    pub fn note_prior(&self, prior: (f64, f64)) {
+        self.lock().prior = Some(prior);
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, State> {
+        self.state.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// Records a completed GET; every [`REFRESH`] of them, refreshes the
+    /// pressure, the delivered rate and `C`.
     pub fn observe(&self, s: GetSample) {
         let mib = s.len as f64 / 1_048_576.0;
-        let mut st = self.state.lock().unwrap_or_else(|e| e.into_inner());
+        let mut st = self.lock();
         if st.window.len() == WINDOW {
             st.window.pop_front();
         }
-        st.window.push_back((mib, s.latency_ms, s.in_flight as f64));
+        st.window.push_back(Seen {
+            mib,
+            latency_ms: s.latency_ms,
+            in_flight: s.in_flight as f64,
+            done: s.done,
+        });
         let a = if st.samples == 0 { 1.0 } else { ALPHA };
         st.first_byte_ms += a * (s.first_byte_ms - st.first_byte_ms);
         let body_ms = s.latency_ms - s.first_byte_ms;
@@ -163,172 +221,227 @@ impl LoadEstimator {
             st.request_mib_s += a * (rate - st.request_mib_s);
         }
         st.samples += 1;
+        st.since_refresh += 1;
+        if st.since_refresh >= REFRESH
+            && st.window.len() >= PRESSURE_WINDOW
+            && let Some(prior) = st.prior
+        {
+            st.since_refresh = 0;
+            refresh(&mut st, prior);
+        }
     }
 
-    /// The current figures against the unloaded surrogate `prior =
-    /// (fixed_ms, per_mib_ms)`.
-    pub fn snapshot(&self, prior: (f64, f64)) -> LoadSnapshot {
-        let mut st = self.state.lock().unwrap_or_else(|e| e.into_inner());
-        refresh_if_stale(&mut st, prior);
+    /// The current figures.
+    pub fn snapshot(&self) -> LoadSnapshot {
+        let st = self.lock();
+        let n = st.window.len();
         LoadSnapshot {
             samples: st.samples,
             first_byte_ms: st.first_byte_ms,
             request_mib_s: st.request_mib_s,
-            load_per_mib_ms: st.load_per_mib_ms,
-            mean_in_flight: st.mean_in_flight,
-            capacity_mib_s: capacity(&st, prior.1),
+            pressure: st.pressure,
+            delivered_mib_s: st.delivered_mib_s,
+            capacity_mib_s: st.capacity_mib_s,
+            mean_in_flight: if n == 0 {
+                0.0
+            } else {
+                st.window.iter().map(|w| w.in_flight).sum::<f64>() / n as f64
+            },
             in_flight: self.in_flight.load(Ordering::Relaxed),
+            calls: self.calls.load(Ordering::Relaxed),
         }
     }
 
-    /// The per-MiB cost a new request sees now, ms: `max(base, 1000 · N / C)`
-    /// with `N = (N̄ + n_now + 1) / 2`, against `prior = (fixed_ms,
-    /// per_mib_ms)`.
-    pub fn per_mib_ms(&self, prior: (f64, f64)) -> f64 {
-        let mut st = self.state.lock().unwrap_or_else(|e| e.into_inner());
-        refresh_if_stale(&mut st, prior);
-        let now = self.in_flight.load(Ordering::Relaxed) as f64;
-        match capacity(&st, prior.1) {
-            None => prior.1,
-            Some(c) => {
-                let n = (st.mean_in_flight + now + 1.0) / 2.0;
-                per_mib_at(prior.1, c, n)
-            }
-        }
-    }
-
-    /// The surrogate to plan with now: `fixed + per_mib_ms(prior) · L/2²⁰`.
-    pub fn surrogate(&self, prior: (f64, f64)) -> Surrogate {
-        Surrogate::Affine {
-            fixed_ms: prior.0,
-            per_mib_ms: self.per_mib_ms(prior),
-        }
+    /// The link capacity `C`, MiB/s, once the link was seen full.
+    pub fn capacity_mib_s(&self) -> Option<f64> {
+        self.lock().capacity_mib_s
     }
 }
 
-fn capacity(st: &State, base_per_mib_ms: f64) -> Option<f64> {
-    (st.load_per_mib_ms > 0.25 * base_per_mib_ms && st.mean_in_flight > 0.0)
-        .then(|| 1000.0 * st.mean_in_flight / (base_per_mib_ms + st.load_per_mib_ms))
-}
-
-fn refresh_if_stale(st: &mut State, prior: (f64, f64)) {
-    let fresh = match st.derived_for {
-        Some((p, at)) => p == prior && st.samples < at + u64::from(REFRESH),
-        None => false,
-    };
-    if !fresh {
-        refresh(st, prior);
-        st.derived_for = Some((prior, st.samples));
-    }
-}
-
-/// `max(base, 1000 · n / capacity)`: the per-MiB cost of one of `n` requests
-/// sharing `capacity` MiB/s, each capped at `1000 / base` MiB/s.
-pub fn per_mib_at(base_per_mib_ms: f64, capacity_mib_s: f64, n: f64) -> f64 {
-    base_per_mib_ms.max(1000.0 * n.max(1.0) / capacity_mib_s)
-}
-
-fn refresh(st: &mut State, (fixed_ms, base): (f64, f64)) {
-    let n = st.window.len();
-    if n == 0 {
-        st.load_per_mib_ms = 0.0;
-        st.mean_in_flight = 0.0;
-        return;
-    }
-    let excess: Vec<f64> = st
+fn refresh(st: &mut State, prior: (f64, f64)) {
+    let recent: Vec<Seen> = st
         .window
         .iter()
-        .map(|&(mib, latency, _)| {
-            let t0 = fixed_ms + base * mib;
-            (latency - t0 - (2.0 + 0.1 * t0)).max(0.0)
-        })
+        .rev()
+        .take(PRESSURE_WINDOW)
+        .copied()
         .collect();
-    let drop = (n as f64 * TRIM) as usize;
-    let mut idx: Vec<usize> = (0..n).collect();
-    idx.sort_unstable_by(|&a, &b| excess[a].total_cmp(&excess[b]).then(a.cmp(&b)));
-    let (mut sx, mut sm, mut sn) = (0.0, 0.0, 0.0);
-    for &i in &idx[..n - drop] {
-        let (mib, _, inflight) = st.window[i];
-        sx += excess[i];
-        sm += mib.max(MIN_MIB);
-        sn += inflight;
+    let mut ratios: Vec<f64> = recent
+        .iter()
+        .map(|s| s.latency_ms / (prior.0 + prior.1 * s.mib).max(1e-3))
+        .collect();
+    st.pressure = quantile(&mut ratios, 0.5) - 1.0;
+    // `recent` runs newest first.
+    let (Some(last), Some(first)) = (recent.first(), recent.last()) else {
+        return;
+    };
+    let span_ms = last
+        .done
+        .saturating_duration_since(first.done)
+        .as_secs_f64()
+        * 1000.0;
+    if span_ms < MIN_SPAN_MS {
+        return;
     }
-    st.load_per_mib_ms = if sm > 0.0 { sx / sm } else { 0.0 };
-    st.mean_in_flight = sn / (n - drop) as f64;
+    let mib: f64 = recent[..recent.len() - 1].iter().map(|w| w.mib).sum();
+    let r = mib / (span_ms / 1000.0);
+    st.delivered_mib_s = r;
+    if st.pressure > SATURATED {
+        st.capacity_mib_s = Some(
+            st.capacity_mib_s
+                .map_or(r, |c| if r > c { r } else { c - DOWN * (c - r) }),
+        );
+    }
+}
+
+/// The `q`-quantile (lower, by rank `⌊q · (n − 1)⌋`) of `v`, 0 for none.
+/// Reorders `v`. `O(n log n)`.
+fn quantile(v: &mut [f64], q: f64) -> f64 {
+    if v.is_empty() {
+        return 0.0;
+    }
+    v.sort_unstable_by(f64::total_cmp);
+    v[((v.len() - 1) as f64 * q) as usize]
+}
+
+/// What one call's plan costs in the closed loop (module docs):
+/// `max(B, Q · 1000 · bytes/2²⁰ / C, Q · H / S)` ms, with `b_ms = B` and
+/// `hold_ms = H` evaluated with the prior. `O(1)`.
+pub fn closed_loop_ms(
+    b_ms: f64,
+    bytes: u64,
+    hold_ms: f64,
+    calls: f64,
+    slots: f64,
+    capacity_mib_s: f64,
+) -> f64 {
+    let link = calls * 1000.0 * (bytes as f64 / 1_048_576.0) / capacity_mib_s;
+    let io = calls * hold_ms / slots.max(1.0);
+    b_ms.max(link).max(io)
 }
 
 #[cfg(test)]
 mod tests {
+    use std::time::Duration;
+
     use super::*;
 
     const PRIOR: (f64, f64) = (25.0, 5.0);
 
-    fn feed(est: &LoadEstimator, n: usize, len: u64, latency_ms: f64, in_flight: u64) {
+    /// `n` GETs of `len` bytes taking `latency_ms` each, completing every
+    /// `gap_ms` after `*clock`.
+    fn feed(
+        est: &LoadEstimator,
+        clock: &mut Instant,
+        n: usize,
+        len: u64,
+        latency_ms: f64,
+        gap_ms: f64,
+    ) {
         for _ in 0..n {
+            *clock += Duration::from_secs_f64(gap_ms / 1000.0);
             est.observe(GetSample {
                 len,
                 first_byte_ms: latency_ms,
                 latency_ms,
-                in_flight,
+                in_flight: 8,
+                done: *clock,
             });
         }
     }
 
     #[test]
-    fn unloaded_store_keeps_the_base_rate() {
+    fn an_unloaded_link_stays_unknown() {
         let est = LoadEstimator::new();
-        // 1 MiB GETs answered in their unloaded time (30 ms) plus 1 ms noise.
-        feed(&est, 300, 1 << 20, 31.0, 8);
-        assert_eq!(est.per_mib_ms(PRIOR), 5.0);
-        assert_eq!(est.snapshot(PRIOR).capacity_mib_s, None);
+        est.note_prior(PRIOR);
+        let mut t = Instant::now();
+        // 1 MiB GETs in their unloaded time (30 ms) plus 1 ms of noise.
+        feed(&est, &mut t, 1000, 1 << 20, 31.0, 2.0);
+        let s = est.snapshot();
+        assert_eq!(s.capacity_mib_s, None);
+        assert!(s.pressure < SATURATED, "{s:?}");
+        assert!((s.delivered_mib_s - 500.0).abs() < 1.0, "{s:?}");
     }
 
     #[test]
-    fn a_binding_link_is_charged_per_mib_by_the_share() {
-        // 64 requests of 1 MiB in flight on a 1024 MiB/s link: each takes
-        // 64/1024 s = 62.5 ms per MiB, so latency ≈ 25 + 62.5.
+    fn a_full_link_is_measured_by_what_it_delivers() {
         let est = LoadEstimator::new();
-        feed(&est, WINDOW, 1 << 20, 25.0 + 62.5, 64);
-        let snap = est.snapshot(PRIOR);
-        // load = 87.5 − 30 − (2 + 3) = 52.5 ms/MiB ⇒ C = 1000·64/57.5.
-        let c = snap.capacity_mib_s.unwrap();
-        assert!((c - 1000.0 * 64.0 / 57.5).abs() < 1e-6, "{c}");
-        // Nothing in flight now: N = (64 + 0 + 1)/2.
-        let expect = 1000.0 * 32.5 / c;
-        assert!((est.per_mib_ms(PRIOR) - expect).abs() < 1e-9);
-        // With 63 in flight the new request sees the window's load.
-        for _ in 0..63 {
-            est.issue();
-        }
-        assert!((est.per_mib_ms(PRIOR) - 57.5).abs() < 1e-9);
+        est.note_prior(PRIOR);
+        let mut t = Instant::now();
+        // Twice the unloaded time, one MiB every 1/1024 s: C = 1024 MiB/s.
+        feed(
+            &est,
+            &mut t,
+            PRESSURE_WINDOW,
+            1 << 20,
+            60.0,
+            1000.0 / 1024.0,
+        );
+        let c = est.capacity_mib_s().unwrap();
+        assert!((c - 1024.0).abs() < 1.0, "{c}");
+        // The plans then use less of the link: C stays, it is the link's.
+        // (the refreshes still seeing a busy window read a lower rate).
+        feed(&est, &mut t, 1000, 1 << 20, 30.0, 4.0);
+        let c = est.capacity_mib_s().unwrap();
+        assert!(c < 1024.5 && c > 0.9 * 1024.0, "{c}");
+        // A faster link, full again: the estimate follows at once.
+        feed(&est, &mut t, PRESSURE_WINDOW, 1 << 20, 60.0, 0.5);
+        let c = est.capacity_mib_s().unwrap();
+        assert!((c - 2000.0).abs() < 5.0, "{c}");
     }
 
     #[test]
-    fn long_tail_gets_are_trimmed_not_taken_for_load() {
+    fn long_tail_gets_are_not_taken_for_load() {
         let est = LoadEstimator::new();
-        for i in 0..WINDOW {
-            // 4 % of GETs 10× slower.
-            let ms = if i % 25 == 0 { 300.0 } else { 30.0 };
-            feed(&est, 1, 1 << 20, ms, 8);
+        est.note_prior(PRIOR);
+        let mut t = Instant::now();
+        for i in 0..2000 {
+            // 10 % of GETs 10× slower.
+            let ms = if i % 10 == 0 { 300.0 } else { 30.0 };
+            feed(&est, &mut t, 1, 1 << 20, ms, 2.0);
         }
-        assert_eq!(est.per_mib_ms(PRIOR), 5.0);
+        assert_eq!(est.capacity_mib_s(), None);
     }
 
     #[test]
-    fn parallelism_divides_requests_not_bytes() {
-        // T_P's bandwidth part for a query: per_mib_eff(N = Q·P) / P must be
-        // 1000·Q/C whatever P is (P = io_slots / Q).
-        let c = 1024.0;
-        for (slots, q) in [(64.0, 8.0), (64.0, 32.0), (128.0, 32.0), (64.0, 64.0)] {
-            let p: f64 = slots / q;
-            let per_mib = per_mib_at(5.0, c, q * p);
-            assert!((per_mib / p - 1000.0 * q / c).abs() < 1e-9, "{slots} {q}");
-        }
-        // Below saturation the per-connection cap rules.
-        assert_eq!(per_mib_at(5.0, 4096.0, 4.0), 5.0);
-        // The merge threshold: merging across G MiB pays iff fixed/P > G·1000·Q/C.
-        let gap_mib = |fixed: f64, p: f64, q: f64, c: f64| fixed / p / (1000.0 * q / c);
-        assert!((gap_mib(25.0, 2.0, 32.0, 1024.0) - 0.4).abs() < 1e-9);
-        assert!((gap_mib(25.0, 2.0, 32.0, 4096.0) - 1.6).abs() < 1e-9);
+    fn quantiles_are_by_rank() {
+        let mut v = [30.0, 30.0, 60.0, 45.0, 600.0];
+        assert_eq!(quantile(&mut v, 0.5), 45.0);
+        assert_eq!(quantile(&mut v, 0.1), 30.0);
+        assert_eq!(quantile(&mut v, 1.0), 600.0);
+        assert_eq!(quantile(&mut [], 0.5), 0.0);
+    }
+
+    #[test]
+    fn calls_are_counted_while_their_guard_lives() {
+        let est = LoadEstimator::new();
+        let (q1, g1) = est.enter_call();
+        let (q2, g2) = est.enter_call();
+        assert_eq!((q1, q2), (1, 2));
+        drop(g1);
+        assert_eq!(est.snapshot().calls, 1);
+        drop(g2);
+        assert_eq!(est.snapshot().calls, 0);
+    }
+
+    #[test]
+    fn the_closed_loop_cost_is_the_binding_resource() {
+        // 32 calls, 64 slots, a 1024 MiB/s link. A plan of 6 MiB in 13 GETs
+        // of 27 ms: link 32·6000/1024 ≈ 188 ms, slots 32·13·27/64 ≈ 176 ms.
+        let mib = 1u64 << 20;
+        let lean = closed_loop_ms(60.0, 6 * mib, 13.0 * 27.0, 32.0, 64.0, 1024.0);
+        assert!((lean - 187.5).abs() < 1e-9, "{lean}");
+        // Merged into 6 GETs of 15 MiB: fewer slot-ms, far more link.
+        let merged = closed_loop_ms(60.0, 15 * mib, 6.0 * 37.5, 32.0, 64.0, 1024.0);
+        assert!(merged > lean);
+        // On a 4096 MiB/s link the merged plan wins: the slots bind the lean one.
+        let lean4 = closed_loop_ms(60.0, 6 * mib, 13.0 * 27.0, 32.0, 64.0, 4096.0);
+        let merged4 = closed_loop_ms(60.0, 15 * mib, 6.0 * 37.5, 32.0, 64.0, 4096.0);
+        assert!(merged4 < lean4, "{merged4} {lean4}");
+        // One call alone: its own critical path.
+        assert_eq!(
+            closed_loop_ms(60.0, 6 * mib, 351.0, 1.0, 64.0, 1024.0),
+            60.0
+        );
     }
 }

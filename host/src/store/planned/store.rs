@@ -15,7 +15,7 @@ use object_store::{
     CopyOptions, GetOptions, GetResult, ListResult, MultipartUpload, ObjectMeta, ObjectStore,
     PutMultipartOptions, PutOptions, PutPayload, PutResult, RenameOptions,
 };
-use planner_core::{Interval, PlanRequest, PlanSummary, Request, Surrogate};
+use planner_core::{Interval, Method, Parallelism, PlanRequest, PlanSummary, Request, Surrogate};
 use tokio::sync::Semaphore;
 use tokio::time::Instant;
 
@@ -23,7 +23,7 @@ use super::builder::{PlanOptions, PlannedStoreBuilder};
 use super::error::PlannedError;
 use super::get::{CallCounters, Getter};
 use super::hedge::Hedger;
-use super::load::{LoadEstimator, LoadSnapshot};
+use super::load::{LoadEstimator, LoadSnapshot, PRICES, closed_loop_ms};
 use super::ranges::{answer, normalize};
 use super::stats::{CallStats, Stats, StatsSnapshot};
 use crate::query::BackendPool;
@@ -76,6 +76,8 @@ pub struct PlannedStore<S: ObjectStore + ?Sized = dyn ObjectStore> {
     pub(super) planners: BackendPool,
     pub(super) options: PlanOptions,
     pub(super) io: Arc<Semaphore>,
+    /// The I/O slots `S` (the semaphore's permits when built).
+    pub(super) io_slots: usize,
     pub(super) hedger: Option<Hedger>,
     pub(super) deadline: Option<Duration>,
     pub(super) stall_timeout: Duration,
@@ -128,18 +130,16 @@ impl<S: ObjectStore + ?Sized> PlannedStore<S> {
         self.stats.snapshot()
     }
 
-    /// The load estimator's figures against the default prior.
+    /// The load estimator's figures.
     pub fn load(&self) -> LoadSnapshot {
-        self.load
-            .snapshot(affine(&self.options.surrogate).unwrap_or((0.0, 0.0)))
+        self.load.snapshot()
     }
 
-    /// The surrogate a call with `opts` would be planned with now.
+    /// The surrogate a call with `opts` is planned with first: the fixed one,
+    /// or the load-aware prior (which [`read`](Self::read) may re-price per
+    /// MiB, see [`load`](super::load)).
     pub fn surrogate_for(&self, opts: &PlanOptions) -> Surrogate {
-        match (opts.load_aware, affine(&opts.surrogate)) {
-            (true, Some(prior)) => self.load.surrogate(prior),
-            _ => opts.surrogate.clone(),
-        }
+        opts.surrogate.clone()
     }
 
     /// Reads `ranges` of `location` with `opts`, by `deadline` if given.
@@ -147,6 +147,9 @@ impl<S: ObjectStore + ?Sized> PlannedStore<S> {
     /// 1. validate and normalize the ranges into sorted disjoint intervals
     ///    ([`ranges`](super::ranges));
     /// 2. plan them with the surrogate of [`surrogate_for`](Self::surrogate_for);
+    ///    load-aware, once the link's capacity is known, at every per-MiB
+    ///    price of [`PRICES`](super::load::PRICES), keeping the plan of least
+    ///    closed-loop cost ([`closed_loop_ms`](super::load::closed_loop_ms));
     /// 3. issue the planned GETs concurrently, each under an I/O slot, with
     ///    the stall timeout, one retry, and hedging ([`hedge`](super::hedge));
     /// 4. slice each requested range back out, in request order.
@@ -164,7 +167,8 @@ impl<S: ObjectStore + ?Sized> PlannedStore<S> {
     ) -> Result<PlannedRead, PlannedError> {
         let counters = CallCounters::default();
         let mut stats = CallStats::default();
-        let work = self.read_inner(location, ranges, opts, &counters, &mut stats);
+        let (calls, _call) = self.load.enter_call();
+        let work = self.read_inner(location, ranges, opts, calls, &counters, &mut stats);
         let out = match deadline {
             None => work.await,
             Some(d) => match tokio::time::timeout_at(d.at, work).await {
@@ -191,6 +195,7 @@ impl<S: ObjectStore + ?Sized> PlannedStore<S> {
         location: &Path,
         ranges: &[Range<u64>],
         opts: &PlanOptions,
+        calls: u64,
         counters: &CallCounters,
         stats: &mut CallStats,
     ) -> Result<PlannedRead, PlannedError> {
@@ -217,7 +222,7 @@ impl<S: ObjectStore + ?Sized> PlannedStore<S> {
             method: opts.method,
         };
         let t = std::time::Instant::now();
-        let (requests, summary, planner) = self.planners.plan(&req).map_err(PlannedError::Plan)?;
+        let (requests, summary, planner, surrogate) = self.plan(&req, opts, calls)?;
         stats.plan_us += t.elapsed().as_micros() as u64;
         self.stats.set_surrogate(affine(&surrogate));
         stats.gets += requests.len() as u64;
@@ -249,6 +254,69 @@ impl<S: ObjectStore + ?Sized> PlannedStore<S> {
             stats: CallStats::default(),
             planner,
         })
+    }
+}
+
+impl<S: ObjectStore + ?Sized> PlannedStore<S> {
+    /// Plans `req`: once with its surrogate, or, load-aware with the `warp`
+    /// method and the link's capacity `C` known, once as asked and once at
+    /// `P = 1` for each per-MiB price `m · base` of [`PRICES`], keeping the
+    /// plan of least [`closed_loop_ms`] for `calls` concurrent calls (ties
+    /// to the earlier candidate). Returns the plan, its summary under the
+    /// surrogate it was made with, the backend, and that surrogate.
+    ///
+    /// # Complexity
+    /// One plan, or `1 + |PRICES|` plans and `O(|PRICES| · K)` evaluations.
+    fn plan(
+        &self,
+        req: &PlanRequest<'_>,
+        opts: &PlanOptions,
+        calls: u64,
+    ) -> Result<(Vec<Request>, PlanSummary, &'static str, Surrogate), PlannedError> {
+        let prior = affine(req.surrogate).filter(|_| opts.load_aware);
+        if let Some(p) = prior {
+            self.load.note_prior(p);
+        }
+        let capacity = self.load.capacity_mib_s();
+        let (Some((fixed_ms, base)), Some(c), Method::Warp) = (prior, capacity, opts.method) else {
+            let (r, s, b) = self.planners.plan(req).map_err(PlannedError::Plan)?;
+            return Ok((r, s, b, req.surrogate.clone()));
+        };
+        let required: u64 = req.intervals.iter().map(|i| i.len).sum();
+        let mut best: Option<(f64, Vec<Request>, PlanSummary, &'static str, Surrogate)> = None;
+        // The planner's own plan, then the resource-priced ones: `P = 1`
+        // (`min W`, no critical-path term) at each price, so that a dearer
+        // byte never keeps adjacent intervals apart.
+        let priced = PRICES.iter().map(|&m| (m, Some(1.0)));
+        for (m, parallelism) in std::iter::once((1.0, req.parallelism)).chain(priced) {
+            let surrogate = Surrogate::Affine {
+                fixed_ms,
+                per_mib_ms: base * m,
+            };
+            let (requests, summary, backend) = self
+                .planners
+                .plan(&PlanRequest {
+                    surrogate: &surrogate,
+                    parallelism,
+                    ..*req
+                })
+                .map_err(PlannedError::Plan)?;
+            let unloaded =
+                planner_core::summarize(&requests, required, req.surrogate, Parallelism::Unbounded);
+            let cost = closed_loop_ms(
+                unloaded.b_ms,
+                unloaded.bytes,
+                unloaded.w_ms,
+                calls as f64,
+                self.io_slots as f64,
+                c,
+            );
+            if best.as_ref().is_none_or(|b| cost < b.0) {
+                best = Some((cost, requests, summary, backend, surrogate));
+            }
+        }
+        let (_, requests, summary, backend, surrogate) = best.expect("PRICES is not empty");
+        Ok((requests, summary, backend, surrogate))
     }
 }
 
