@@ -33,7 +33,7 @@ pub struct BenchArgs {
     #[arg(long, default_value_t = 1000)]
     pub queries: usize,
     /// Warm-up queries per run before measuring (0..=100000), as the paper:
-    /// the load-aware plans need the link seen busy once (DESIGN §8).
+    /// the load-aware plans need to have seen the link busy once.
     #[arg(long, default_value_t = 200)]
     pub warmup: usize,
     /// Payload cache sizes to sweep, comma-separated: MiB, a percentage of the
