@@ -192,9 +192,12 @@ impl LoadEstimator {
     }
 
     /// Sets the unloaded surrogate `(fixed_ms, per_mib_ms)` the pressure is
-    /// measured against.
-    pub fn note_prior(&self, prior: (f64, f64)) {
-        self.lock().prior = Some(prior);
+    /// measured against and returns the link capacity `C` (MiB/s) once the
+    /// link was seen full: one lock per planned read.
+    pub fn note_prior(&self, prior: (f64, f64)) -> Option<f64> {
+        let mut st = self.lock();
+        st.prior = Some(prior);
+        st.capacity_mib_s
     }
 
     fn lock(&self) -> std::sync::MutexGuard<'_, State> {

@@ -274,21 +274,15 @@ impl<S: ObjectStore + ?Sized> PlannedStore<S> {
         calls: u64,
     ) -> Result<(Vec<Request>, PlanSummary, &'static str, Surrogate), PlannedError> {
         let prior = affine(req.surrogate).filter(|_| opts.load_aware);
-        if let Some(p) = prior {
-            self.load.note_prior(p);
-        }
-        let capacity = self.load.capacity_mib_s();
+        let capacity = prior.and_then(|p| self.load.note_prior(p));
         let (Some((fixed_ms, base)), Some(c), Method::Warp) = (prior, capacity, opts.method) else {
             let (r, s, b) = self.planners.plan(req).map_err(PlannedError::Plan)?;
             return Ok((r, s, b, req.surrogate.clone()));
         };
         let required: u64 = req.intervals.iter().map(|i| i.len).sum();
-        let mut best: Option<(f64, Vec<Request>, PlanSummary, &'static str, Surrogate)> = None;
-        // The planner's own plan, then the resource-priced ones: `P = 1`
-        // (`min W`, no critical-path term) at each price, so that a dearer
-        // byte never keeps adjacent intervals apart.
-        let priced = PRICES.iter().map(|&m| (m, Some(1.0)));
-        for (m, parallelism) in std::iter::once((1.0, req.parallelism)).chain(priced) {
+        // One candidate: the plan at per-MiB price `m · base` and parallelism
+        // `p`, with its closed-loop cost under the prior.
+        let candidate = |m: f64, parallelism: Option<f64>| {
             let surrogate = Surrogate::Affine {
                 fixed_ms,
                 per_mib_ms: base * m,
@@ -311,11 +305,19 @@ impl<S: ObjectStore + ?Sized> PlannedStore<S> {
                 self.io_slots as f64,
                 c,
             );
-            if best.as_ref().is_none_or(|b| cost < b.0) {
-                best = Some((cost, requests, summary, backend, surrogate));
+            Ok::<_, PlannedError>((cost, requests, summary, backend, surrogate))
+        };
+        // The planner's own plan, then the resource-priced ones: `P = 1`
+        // (`min W`, no critical-path term) at each price, so that a dearer
+        // byte never keeps adjacent intervals apart.
+        let mut best = candidate(1.0, req.parallelism)?;
+        for m in PRICES {
+            let next = candidate(m, Some(1.0))?;
+            if next.0 < best.0 {
+                best = next;
             }
         }
-        let (_, requests, summary, backend, surrogate) = best.expect("PRICES is not empty");
+        let (_, requests, summary, backend, surrogate) = best;
         Ok((requests, summary, backend, surrogate))
     }
 }
