@@ -1,5 +1,5 @@
 //! Hedged GETs against a heavy tail: p50/p95/p99 of planned reads on the
-//! simulated S3 store with 2 % of GETs up to 10× slower, with and without
+//! simulated S3 store with 2 % of GETs 10× slower (the tail), with and without
 //! hedging, and what the hedges cost in extra GETs.
 //!
 //! `cargo bench -p warp-host --bench hedging` (a plain `main`, not criterion:
@@ -66,10 +66,8 @@ fn pct(sorted: &[f64], p: f64) -> f64 {
 
 async fn run(mem: Arc<InMemory>, hedge: bool, round: usize) -> Row {
     let sim = SimulateConfig {
-        tail_probability: 0.02,
-        tail_max_factor: 10.0,
         seed: 7 + round as u64,
-        ..SimulateConfig::s3()
+        ..SimulateConfig::s3().with_tail(0.02, 10.0)
     };
     let inner = Arc::new(SimulatedStore::new(mem, sim));
     let mut b = PlannedStore::builder(inner)
@@ -133,7 +131,7 @@ fn main() {
         let body: Vec<u8> = (0..OBJECT).map(|i| (i % 251) as u8).collect();
         mem.put(&Path::from("payload.bin"), body.into()).await.unwrap();
         println!(
-            "{READS} reads of 8 ranges, {READERS} in flight, 64 I/O slots, separate, simulated S3 (25 ms + 5 ms/MiB, 4 GiB/s link, 2 % of GETs 2–10× slower); medians of {ROUNDS} rounds"
+            "{READS} reads of 8 ranges, {READERS} in flight, 64 I/O slots, separate, simulated S3 (25 ms + 5 ms/MiB, 4 GiB/s link, 2 % of GETs 10× slower); medians of {ROUNDS} rounds"
         );
         println!(
             "{:<8} {:>8} {:>8} {:>8} {:>10} {:>10} {:>8}",

@@ -335,29 +335,6 @@ impl HostConfigBuilder {
         self
     }
 
-    /// Overrides fields of the simulation (starting from the one set so far,
-    /// or [`SimulateConfig::s3`]); all `None` leaves it as it is.
-    pub fn with_simulate_overrides(
-        self,
-        first_byte_ms: Option<f64>,
-        per_mib_ms: Option<f64>,
-        link_mib_per_s: Option<f64>,
-        tail_probability: Option<f64>,
-    ) -> Self {
-        let set = [first_byte_ms, per_mib_ms, link_mib_per_s, tail_probability];
-        if set.iter().all(Option::is_none) {
-            return self;
-        }
-        let base = self.simulate.unwrap_or_default();
-        self.with_simulate(Some(SimulateConfig {
-            first_byte_ms: first_byte_ms.unwrap_or(base.first_byte_ms),
-            per_mib_ms: per_mib_ms.unwrap_or(base.per_mib_ms),
-            link_mib_per_s: link_mib_per_s.unwrap_or(base.link_mib_per_s),
-            tail_probability: tail_probability.unwrap_or(base.tail_probability),
-            ..base
-        }))
-    }
-
     /// [`Limits::plan_deadline_ms`], >= 1. Default 60,000.
     pub fn with_plan_deadline_ms(mut self, ms: u64) -> Self {
         if ms == 0 {
@@ -539,11 +516,5 @@ mod tests {
             e.contains("cache_bytes") && e.contains("max_data_bytes"),
             "{e}"
         );
-        let sim = HostConfigBuilder::new()
-            .with_simulate_overrides(Some(1.0), None, None, None)
-            .simulate()
-            .unwrap();
-        assert_eq!(sim.first_byte_ms, 1.0);
-        assert_eq!(sim.per_mib_ms, SimulateConfig::s3().per_mib_ms);
     }
 }

@@ -69,10 +69,29 @@ async fn suite(caches: &[CacheSize]) -> Suite {
             // 20 stored queries: every run cycles through them three times.
             queries_per_run: 60,
             pricing: Pricing::default(),
+            repeats: 1,
         },
         io_slots: 8,
         factory: native_factory(),
     }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn repeated_runs_report_the_median_repeat_and_the_spread() {
+    let caches = CacheSize::parse_sweep("0").unwrap();
+    let mut s = suite(&caches).await;
+    s.workload.repeats = 3;
+    let rows = s.run(|_| {}).await.unwrap();
+    // One row per run, not per repeat; every repeat answered identically.
+    assert_eq!(rows.len(), 2 * 5);
+    for r in &rows {
+        assert_eq!(r.repeats, 3, "{r:?}");
+        assert!(r.qps_min <= r.qps && r.qps <= r.qps_max, "{r:?}");
+        assert_eq!(r.queries, 60);
+    }
+    s.workload.repeats = 0;
+    let e = s.run(|_| {}).await.unwrap_err().to_string();
+    assert!(e.contains("--repeat"), "{e}");
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

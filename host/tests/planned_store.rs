@@ -6,22 +6,18 @@
 // Single-range lists and a reversed range are the inputs under test.
 #![allow(clippy::single_range_in_vec_init, clippy::reversed_empty_ranges)]
 
-use std::collections::HashMap;
+mod common;
+
 use std::ops::Range;
-use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 use std::time::Duration;
 
-use async_trait::async_trait;
 use bytes::Bytes;
-use futures::stream::{BoxStream, StreamExt};
+use common::faults::{self, Fault, FaultyStore};
+use futures::stream::StreamExt;
 use object_store::memory::InMemory;
 use object_store::path::Path;
-use object_store::{
-    CopyOptions, GetOptions, GetRange, GetResult, GetResultPayload, ListResult, MultipartUpload,
-    ObjectMeta, ObjectStore, ObjectStoreExt, PutMultipartOptions, PutOptions, PutPayload,
-    PutResult, RenameOptions,
-};
+use object_store::{ObjectStore, ObjectStoreExt};
 use planner_core::{Method, Surrogate};
 use proptest::prelude::*;
 use warp_host::store::{HedgePolicy, PlannedError, PlannedStore, deadline_exceeded};
@@ -130,15 +126,15 @@ async fn missing_objects_and_store_errors_pass_through() {
     assert!(matches!(e, object_store::Error::NotFound { .. }), "{e}");
     // An error of the inner store reaches the caller unchanged.
     let path = Path::from("obj");
-    let faulty = Faulty::new(memory_with(&path, data(64)).await);
-    faulty.set(0..4, Fault::Fail);
+    let faulty = FaultyStore::new(memory_with(&path, data(64)).await);
+    faulty.on_range(0..4, Fault::Fail);
     let store = planned(Arc::clone(&faulty), Method::Separate);
     let e = store.get_ranges(&path, &[0..4, 8..9]).await.unwrap_err();
     assert!(
         matches!(
             &e,
             object_store::Error::Generic {
-                store: "Faulty",
+                store: faults::STORE,
                 ..
             }
         ),
@@ -220,9 +216,9 @@ proptest! {
 async fn a_straggler_is_hedged_and_the_hedge_wins() {
     let path = Path::from("obj");
     let body = data(50_000);
-    let faulty = Faulty::new(memory_with(&path, body.clone()).await);
+    let faulty = FaultyStore::new(memory_with(&path, body.clone()).await);
     // The first GET of 10000..20000 hangs for 30 s; its second is prompt.
-    faulty.set(10_000..20_000, Fault::Delay(Duration::from_secs(30)));
+    faulty.on_range(10_000..20_000, Fault::Delay(Duration::from_secs(30)));
     let store = PlannedStore::builder(Arc::clone(&faulty))
         .with_method(Method::Separate)
         .with_surrogate(Surrogate::Affine {
@@ -249,8 +245,8 @@ async fn a_straggler_is_hedged_and_the_hedge_wins() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_deadline_fires_with_its_own_error() {
     let path = Path::from("obj");
-    let faulty = Faulty::new(memory_with(&path, data(4096)).await);
-    faulty.set(0..100, Fault::Delay(Duration::from_secs(30)));
+    let faulty = FaultyStore::new(memory_with(&path, data(4096)).await);
+    faulty.on_range(0..100, Fault::Delay(Duration::from_secs(30)));
     let store = PlannedStore::builder(Arc::clone(&faulty))
         .without_hedging()
         .with_deadline(Some(Duration::from_millis(150)))
@@ -281,8 +277,8 @@ async fn the_deadline_fires_with_its_own_error() {
 async fn a_stalled_body_is_retried_once_then_fails() {
     let path = Path::from("obj");
     let body = data(8192);
-    let faulty = Faulty::new(memory_with(&path, body.clone()).await);
-    faulty.set(0..8192, Fault::StallBody);
+    let faulty = FaultyStore::new(memory_with(&path, body.clone()).await);
+    faulty.on_range(0..8192, Fault::StallBody);
     let store = PlannedStore::builder(Arc::clone(&faulty))
         .without_hedging()
         .with_stall_timeout(Duration::from_millis(100))
@@ -293,8 +289,8 @@ async fn a_stalled_body_is_retried_once_then_fails() {
     let s = store.stats().totals;
     assert_eq!((s.stalls, s.refetches), (1, 1), "{s:?}");
     // Two stalls in a row: the error names the stall timeout.
-    faulty.set(0..8192, Fault::StallBody);
-    faulty.set(0..8192, Fault::StallBody);
+    faulty.on_range(0..8192, Fault::StallBody);
+    faulty.on_range(0..8192, Fault::StallBody);
     let e = store.get_ranges(&path, &[0..8192]).await.unwrap_err();
     assert!(e.to_string().contains("100 ms (stall timeout)"), "{e}");
 }
@@ -303,171 +299,18 @@ async fn a_stalled_body_is_retried_once_then_fails() {
 async fn a_wrong_range_answer_is_refetched() {
     let path = Path::from("obj");
     let body = data(8192);
-    let faulty = Faulty::new(memory_with(&path, body.clone()).await);
-    faulty.set(100..200, Fault::Shifted);
+    let faulty = FaultyStore::new(memory_with(&path, body.clone()).await);
+    faulty.on_range(100..200, Fault::Shifted);
     let store = planned(Arc::clone(&faulty), Method::Separate);
     assert_eq!(
         store.get_ranges(&path, &[100..200]).await.unwrap()[0],
         body.slice(100..200)
     );
     assert_eq!(store.stats().totals.refetches, 1);
-    faulty.set(100..200, Fault::Shifted);
-    faulty.set(100..200, Fault::Shifted);
+    faulty.on_range(100..200, Fault::Shifted);
+    faulty.on_range(100..200, Fault::Shifted);
     let e = store.get_ranges(&path, &[100..200]).await.unwrap_err();
     assert!(e.to_string().contains("asked for bytes 100..200"), "{e}");
 }
 
 // ---- the fault injector ----------------------------------------------------
-
-/// What to do to the next GET of a given range.
-#[derive(Debug, Clone)]
-enum Fault {
-    /// Sleep before answering.
-    Delay(Duration),
-    /// Answer with an error.
-    Fail,
-    /// Send half the body, then nothing.
-    StallBody,
-    /// Answer the range one byte further on.
-    Shifted,
-}
-
-/// A real store with faults queued per range (each used once).
-#[derive(Debug)]
-struct Faulty {
-    inner: Arc<InMemory>,
-    faults: Mutex<HashMap<(u64, u64), Vec<Fault>>>,
-    gets: AtomicU64,
-}
-
-impl Faulty {
-    fn new(inner: Arc<InMemory>) -> Arc<Self> {
-        Arc::new(Self {
-            inner,
-            faults: Mutex::new(HashMap::new()),
-            gets: AtomicU64::new(0),
-        })
-    }
-
-    fn set(&self, r: Range<u64>, f: Fault) {
-        self.faults
-            .lock()
-            .unwrap()
-            .entry((r.start, r.end))
-            .or_default()
-            .push(f);
-    }
-
-    fn gets(&self) -> u64 {
-        self.gets.load(Ordering::Relaxed)
-    }
-}
-
-impl std::fmt::Display for Faulty {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "Faulty({})", self.inner)
-    }
-}
-
-#[async_trait]
-impl ObjectStore for Faulty {
-    async fn put_opts(
-        &self,
-        location: &Path,
-        payload: PutPayload,
-        opts: PutOptions,
-    ) -> object_store::Result<PutResult> {
-        self.inner.put_opts(location, payload, opts).await
-    }
-
-    async fn put_multipart_opts(
-        &self,
-        location: &Path,
-        opts: PutMultipartOptions,
-    ) -> object_store::Result<Box<dyn MultipartUpload>> {
-        self.inner.put_multipart_opts(location, opts).await
-    }
-
-    async fn get_opts(
-        &self,
-        location: &Path,
-        options: GetOptions,
-    ) -> object_store::Result<GetResult> {
-        self.gets.fetch_add(1, Ordering::Relaxed);
-        let fault = match &options.range {
-            Some(GetRange::Bounded(r)) => {
-                let mut faults = self.faults.lock().unwrap();
-                faults
-                    .get_mut(&(r.start, r.end))
-                    .and_then(|v| (!v.is_empty()).then(|| v.remove(0)))
-            }
-            _ => None,
-        };
-        match fault {
-            None => self.inner.get_opts(location, options).await,
-            Some(Fault::Delay(d)) => {
-                tokio::time::sleep(d).await;
-                self.inner.get_opts(location, options).await
-            }
-            Some(Fault::Fail) => Err(object_store::Error::Generic {
-                store: "Faulty",
-                source: "injected failure".into(),
-            }),
-            Some(Fault::StallBody) => {
-                let res = self.inner.get_opts(location, options).await?;
-                let (meta, range, attributes) =
-                    (res.meta.clone(), res.range.clone(), res.attributes.clone());
-                let body = res.bytes().await?;
-                let half = body.slice(..body.len() / 2);
-                let stream = futures::stream::iter([Ok(half)]).chain(futures::stream::pending());
-                Ok(GetResult {
-                    payload: GetResultPayload::Stream(stream.boxed()),
-                    meta,
-                    range,
-                    attributes,
-                    extensions: Default::default(),
-                })
-            }
-            Some(Fault::Shifted) => {
-                let Some(GetRange::Bounded(r)) = options.range.clone() else {
-                    unreachable!()
-                };
-                let shifted = GetOptions::new().with_range(Some(r.start + 1..r.end + 1));
-                self.inner.get_opts(location, shifted).await
-            }
-        }
-    }
-
-    fn delete_stream(
-        &self,
-        locations: BoxStream<'static, object_store::Result<Path>>,
-    ) -> BoxStream<'static, object_store::Result<Path>> {
-        self.inner.delete_stream(locations)
-    }
-
-    fn list(&self, prefix: Option<&Path>) -> BoxStream<'static, object_store::Result<ObjectMeta>> {
-        self.inner.list(prefix)
-    }
-
-    async fn list_with_delimiter(&self, prefix: Option<&Path>) -> object_store::Result<ListResult> {
-        self.inner.list_with_delimiter(prefix).await
-    }
-
-    async fn copy_opts(
-        &self,
-        from: &Path,
-        to: &Path,
-        options: CopyOptions,
-    ) -> object_store::Result<()> {
-        self.inner.copy_opts(from, to, options).await
-    }
-
-    async fn rename_opts(
-        &self,
-        from: &Path,
-        to: &Path,
-        options: RenameOptions,
-    ) -> object_store::Result<()> {
-        self.inner.rename_opts(from, to, options).await
-    }
-}

@@ -5,19 +5,14 @@
 mod common;
 
 use std::collections::BTreeSet;
-use std::fmt;
 use std::sync::Arc;
 use std::time::Duration;
 
-use async_trait::async_trait;
+use common::faults::FaultyStore;
 use common::{fixture, write};
 use futures::TryStreamExt;
-use futures::stream::BoxStream;
 use object_store::path::Path;
-use object_store::{
-    CopyOptions, GetOptions, GetResult, ListResult, MultipartUpload, ObjectMeta, ObjectStore,
-    ObjectStoreExt, PutMultipartOptions, PutOptions, PutPayload, PutResult, RenameOptions,
-};
+use object_store::{ObjectMeta, ObjectStore, ObjectStoreExt};
 use warp_host::ivf::gc::{GcParams, GcReason, collect};
 use warp_host::ivf::manifest::generation_object;
 use warp_host::query::{Index, SearchParams, Searcher, native_factory, parse_policy};
@@ -152,97 +147,6 @@ async fn gc_removes_stale_temp_files_of_a_killed_local_write() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
-/// A store whose puts of one object role fail.
-#[derive(Debug)]
-struct FailingPuts {
-    inner: Arc<dyn ObjectStore>,
-    role: &'static str,
-}
-
-impl fmt::Display for FailingPuts {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "FailingPuts({})", self.role)
-    }
-}
-
-#[async_trait]
-impl ObjectStore for FailingPuts {
-    async fn put_opts(
-        &self,
-        location: &Path,
-        payload: PutPayload,
-        opts: PutOptions,
-    ) -> object_store::Result<PutResult> {
-        if location
-            .filename()
-            .is_some_and(|n| n.starts_with(self.role))
-        {
-            return Err(object_store::Error::Generic {
-                store: "FailingPuts",
-                source: "disk full (injected)".into(),
-            });
-        }
-        self.inner.put_opts(location, payload, opts).await
-    }
-
-    async fn put_multipart_opts(
-        &self,
-        location: &Path,
-        opts: PutMultipartOptions,
-    ) -> object_store::Result<Box<dyn MultipartUpload>> {
-        self.inner.put_multipart_opts(location, opts).await
-    }
-
-    async fn get_opts(
-        &self,
-        location: &Path,
-        options: GetOptions,
-    ) -> object_store::Result<GetResult> {
-        self.inner.get_opts(location, options).await
-    }
-
-    fn delete_stream(
-        &self,
-        locations: BoxStream<'static, object_store::Result<Path>>,
-    ) -> BoxStream<'static, object_store::Result<Path>> {
-        self.inner.delete_stream(locations)
-    }
-
-    fn list(&self, prefix: Option<&Path>) -> BoxStream<'static, object_store::Result<ObjectMeta>> {
-        self.inner.list(prefix)
-    }
-
-    fn list_with_offset(
-        &self,
-        prefix: Option<&Path>,
-        offset: &Path,
-    ) -> BoxStream<'static, object_store::Result<ObjectMeta>> {
-        self.inner.list_with_offset(prefix, offset)
-    }
-
-    async fn list_with_delimiter(&self, prefix: Option<&Path>) -> object_store::Result<ListResult> {
-        self.inner.list_with_delimiter(prefix).await
-    }
-
-    async fn copy_opts(
-        &self,
-        from: &Path,
-        to: &Path,
-        options: CopyOptions,
-    ) -> object_store::Result<()> {
-        self.inner.copy_opts(from, to, options).await
-    }
-
-    async fn rename_opts(
-        &self,
-        from: &Path,
-        to: &Path,
-        options: RenameOptions,
-    ) -> object_store::Result<()> {
-        self.inner.rename_opts(from, to, options).await
-    }
-}
-
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_failed_rebuild_removes_its_objects_and_keeps_the_index() {
     let f = fixture(None);
@@ -251,10 +155,11 @@ async fn a_failed_rebuild_removes_its_objects_and_keeps_the_index() {
     write(&f, &loc, &order, "identity").await;
     let before = names(&loc).await;
     let failing = StoreLocation {
-        store: Arc::new(FailingPuts {
-            inner: Arc::clone(&loc.store),
-            role: "centroids",
-        }),
+        store: {
+            let faulty = FaultyStore::new(Arc::clone(&loc.store));
+            faulty.fail_puts_of("centroids");
+            faulty
+        },
         prefix: loc.prefix.clone(),
         display: loc.display.clone(),
     };

@@ -215,6 +215,7 @@ fn point_value(p: &FrontierPoint) -> Value {
 /// the plans of `planner_core::json::plan_json` — the CLI's and the golden
 /// vectors'.
 #[wasm_bindgen]
+#[derive(Debug)]
 pub struct Explorer {
     instance: Instance,
     planner: Planner,

@@ -251,6 +251,7 @@ pub async fn prepare(cfg: &DemoConfig, say: impl Fn(String)) -> Result<Suite> {
             warmup: cfg.warmup,
             queries_per_run: cfg.queries,
             pricing: Pricing::default(),
+            repeats: 1,
         },
         io_slots: cfg.io_slots,
         factory,

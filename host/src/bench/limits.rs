@@ -12,6 +12,8 @@ use crate::error::{Error, Result};
 pub const MAX_QUERIES: usize = 1_000_000;
 /// Most warm-up queries per run (`--warmup`).
 pub const MAX_WARMUP: usize = 100_000;
+/// Largest `--repeat` of `warp bench`.
+pub const MAX_REPEAT: usize = 20;
 /// Largest query concurrency `Q` (`--concurrency`).
 pub const MAX_CONCURRENCY: usize = 4096;
 /// Largest number of Q values or cache sizes in one sweep.

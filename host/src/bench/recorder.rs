@@ -178,25 +178,10 @@ mod tests {
             layout: "identity".into(),
             policy: "warp".into(),
             concurrency: 1,
-            parallelism: None,
             cache: "10%".into(),
             cache_bytes: 1,
-            warmup: 0,
-            queries: 0,
             nprobe: 4,
-            qps: 0.0,
-            p50_ms: 0.0,
-            p95_ms: 0.0,
-            p99_ms: 0.0,
-            gets_per_query: 0.0,
-            bytes_per_query: 0.0,
-            overfetch_per_query: 0.0,
-            hedges_per_query: 0.0,
-            surrogate_per_mib_ms: None,
-            dollars_per_million: 0.0,
-            plan_us: 0.0,
-            cache_hit_rate: None,
-            recall_at_10: None,
+            ..BenchRow::default()
         };
         let row = r.finish(row, 2.0, Pricing::default());
         assert_eq!(row.queries, 100);

@@ -3,7 +3,10 @@
 use serde::Serialize;
 
 /// One row of the report: one (layout, policy, Q, cache size) run.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+///
+/// [`Default`] is a run with nothing measured yet: the suite fills in the
+/// run's identity and [`super::recorder::Recorder::finish`] the figures.
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
 pub struct BenchRow {
     /// Payload layout (reorder method).
     pub layout: String,
@@ -53,6 +56,12 @@ pub struct BenchRow {
     pub cache_hit_rate: Option<f64>,
     /// Recall@10 against the ground truth, when known.
     pub recall_at_10: Option<f64>,
+    /// Repeats of the run this row is the median of (by QPS).
+    pub repeats: usize,
+    /// Lowest QPS over the repeats.
+    pub qps_min: f64,
+    /// Highest QPS over the repeats.
+    pub qps_max: f64,
 }
 
 impl BenchRow {

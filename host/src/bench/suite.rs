@@ -47,6 +47,12 @@ pub struct Workload {
     pub queries_per_run: usize,
     /// Prices for the dollars column.
     pub pricing: Pricing,
+    /// Times each run is repeated (each with a fresh searcher, warm-up
+    /// included), `>= 1`. The row reported is the repeat of median QPS, with
+    /// the spread of all repeats in [`BenchRow::qps_min`] and
+    /// [`BenchRow::qps_max`]: on a store with a latency tail (the simulator's
+    /// default) one short run of a high-QPS cell varies by ±5 %.
+    pub repeats: usize,
 }
 
 impl Workload {
@@ -102,6 +108,19 @@ pub struct Suite {
     pub read: crate::query::ReadConfig,
 }
 
+impl std::fmt::Debug for Suite {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Suite")
+            .field("targets", &self.targets)
+            .field("runs", &self.runs)
+            .field("workload", &self.workload)
+            .field("io_slots", &self.io_slots)
+            .field("factory", &"<planner factory>")
+            .field("read", &self.read)
+            .finish()
+    }
+}
+
 impl Suite {
     /// Runs every run in order, calling `progress` with each finished row.
     ///
@@ -132,68 +151,91 @@ impl Suite {
             if spec.concurrency == 0 {
                 return Err(Error::config("--concurrency", 0, "must be >= 1"));
             }
-            let cache_bytes = spec.cache.bytes(target.index.manifest.payload.size);
-            let searcher = Arc::new(Searcher::with_read_config(
-                Arc::clone(&target.index),
-                self.io_slots,
-                cache_bytes,
-                Arc::clone(&self.factory),
-                self.read.clone(),
-            )?);
-            let policy = spec.params.method.to_string();
-            let label = spec.cache.label();
-            let run = book.run(format!(
-                "{policy} on {}, Q={}, cache {label}",
-                target.layout, spec.concurrency
-            ));
-            let params = Arc::new(spec.params.clone());
-            let mut ctx = RunCtx {
-                searcher: &searcher,
-                workload: w,
-                params: &params,
-                concurrency: spec.concurrency,
-                book: &mut book,
-                run,
-            };
-            ctx.drive(0..w.warmup, None).await?;
-            let mut rec = Recorder::new();
-            let start = Instant::now();
-            ctx.drive(w.warmup..w.warmup + w.queries_per_run, Some(&mut rec))
-                .await?;
-            let elapsed = start.elapsed().as_secs_f64();
-            let row = rec.finish(
-                BenchRow {
-                    layout: target.layout.clone(),
-                    policy,
-                    concurrency: spec.concurrency,
-                    parallelism: spec.params.parallelism,
-                    cache: label,
-                    cache_bytes,
-                    warmup: w.warmup,
-                    queries: 0,
-                    nprobe: spec.params.nprobe,
-                    qps: 0.0,
-                    p50_ms: 0.0,
-                    p95_ms: 0.0,
-                    p99_ms: 0.0,
-                    gets_per_query: 0.0,
-                    bytes_per_query: 0.0,
-                    overfetch_per_query: 0.0,
-                    hedges_per_query: 0.0,
-                    surrogate_per_mib_ms: None,
-                    dollars_per_million: 0.0,
-                    plan_us: 0.0,
-                    cache_hit_rate: None,
-                    recall_at_10: None,
-                },
-                elapsed,
-                w.pricing,
-            );
+            if w.repeats == 0 {
+                return Err(Error::config("--repeat", 0, "must be >= 1"));
+            }
+            let mut repeats = Vec::with_capacity(w.repeats);
+            for _ in 0..w.repeats {
+                repeats.push(self.run_once(target, spec, &mut book).await?);
+            }
+            let row = median_row(repeats);
             progress(&row);
             rows.push(row);
         }
         Ok(rows)
     }
+
+    /// One repeat of `spec` on `target`: a fresh searcher, the warm-up, then
+    /// the measured queries.
+    async fn run_once(
+        &self,
+        target: &Target,
+        spec: &RunSpec,
+        book: &mut AnswerBook,
+    ) -> Result<BenchRow> {
+        let w = &self.workload;
+        let cache_bytes = spec.cache.bytes(target.index.manifest.payload.size);
+        let searcher = Arc::new(Searcher::with_read_config(
+            Arc::clone(&target.index),
+            self.io_slots,
+            cache_bytes,
+            Arc::clone(&self.factory),
+            self.read.clone(),
+        )?);
+        let policy = spec.params.method.to_string();
+        let label = spec.cache.label();
+        let run = book.run(format!(
+            "{policy} on {}, Q={}, cache {label}",
+            target.layout, spec.concurrency
+        ));
+        let params = Arc::new(spec.params.clone());
+        let mut ctx = RunCtx {
+            searcher: &searcher,
+            workload: w,
+            params: &params,
+            concurrency: spec.concurrency,
+            book,
+            run,
+        };
+        ctx.drive(0..w.warmup, None).await?;
+        let mut rec = Recorder::new();
+        let start = Instant::now();
+        ctx.drive(w.warmup..w.warmup + w.queries_per_run, Some(&mut rec))
+            .await?;
+        let elapsed = start.elapsed().as_secs_f64();
+        let row = rec.finish(
+            BenchRow {
+                layout: target.layout.clone(),
+                policy,
+                concurrency: spec.concurrency,
+                parallelism: spec.params.parallelism,
+                cache: label,
+                cache_bytes,
+                warmup: w.warmup,
+                nprobe: spec.params.nprobe,
+                ..BenchRow::default()
+            },
+            elapsed,
+            w.pricing,
+        );
+        Ok(row)
+    }
+}
+
+/// The repeat of median QPS (the upper median for an even count), carrying
+/// the number of repeats and their QPS range. `O(r log r)`.
+fn median_row(mut repeats: Vec<BenchRow>) -> BenchRow {
+    repeats.sort_by(|a, b| a.qps.total_cmp(&b.qps));
+    let n = repeats.len();
+    let (lo, hi) = (
+        repeats.first().map_or(0.0, |r| r.qps),
+        repeats.last().map_or(0.0, |r| r.qps),
+    );
+    let mut row = repeats.swap_remove(n / 2);
+    row.repeats = n;
+    row.qps_min = lo;
+    row.qps_max = hi;
+    row
 }
 
 /// One run in progress.
@@ -241,5 +283,34 @@ impl RunCtx<'_> {
                 rec.record(us, &r, w.truth(qi));
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn row(qps: f64, gets: f64) -> BenchRow {
+        BenchRow {
+            qps,
+            gets_per_query: gets,
+            ..BenchRow::default()
+        }
+    }
+
+    #[test]
+    fn the_median_repeat_is_reported_whole_with_the_spread() {
+        let r = median_row(vec![row(130.0, 1.0), row(110.0, 2.0), row(120.0, 3.0)]);
+        // The median run's own figures, not a mix of runs.
+        assert_eq!((r.qps, r.gets_per_query), (120.0, 3.0));
+        assert_eq!((r.repeats, r.qps_min, r.qps_max), (3, 110.0, 130.0));
+        let one = median_row(vec![row(5.0, 1.0)]);
+        assert_eq!(
+            (one.repeats, one.qps_min, one.qps, one.qps_max),
+            (1, 5.0, 5.0, 5.0)
+        );
+        // Even counts take the upper median.
+        let two = median_row(vec![row(2.0, 0.0), row(1.0, 0.0)]);
+        assert_eq!(two.qps, 2.0);
     }
 }

@@ -26,7 +26,7 @@ pub const MAX_GETS: u64 = 100_000;
 /// Most bytes one calibration may read: 64 GiB.
 pub const MAX_TOTAL_BYTES: u64 = 64 << 30;
 /// A GET slower than this fails the calibration (a stalled store).
-pub const GET_TIMEOUT: Duration = Duration::from_secs(120);
+pub(crate) const GET_TIMEOUT: Duration = Duration::from_secs(120);
 
 /// One timed GET.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize)]

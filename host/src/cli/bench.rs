@@ -7,11 +7,14 @@ use std::sync::Arc;
 use clap::Args;
 use planner_core::Pricing;
 
-use super::query::{SearchOpts, backend_factory, open_searcher, runtime};
-use crate::bench::limits::{MAX_QUERIES, MAX_SWEEP, MAX_WARMUP, check_range, parse_concurrency};
+use super::search_opts::SearchOpts;
+use crate::bench::limits::{
+    MAX_QUERIES, MAX_REPEAT, MAX_SWEEP, MAX_WARMUP, check_range, parse_concurrency,
+};
 use crate::bench::plot::{PlotContext, command_line, machine_description, write_all};
 use crate::bench::{CacheSize, RunSpec, Suite, Target, Workload, table};
 use crate::error::{Error, Result};
+use crate::search::{backend_factory, open_searcher, runtime};
 
 /// Arguments of `warp bench`.
 #[derive(Debug, Args)]
@@ -36,6 +39,11 @@ pub struct BenchArgs {
     /// the load-aware plans need to have seen the link busy once.
     #[arg(long, default_value_t = 200)]
     pub warmup: usize,
+    /// Run each (policy, Q, cache) this many times (1..=20), each with a
+    /// fresh searcher and its own warm-up, and report the repeat of median
+    /// QPS (JSON rows also carry qps_min and qps_max over the repeats).
+    #[arg(long, default_value_t = 1)]
+    pub repeat: usize,
     /// Payload cache sizes to sweep, comma-separated: MiB, a percentage of the
     /// payload bytes (10%) or all (everything fits); each run starts with an
     /// empty cache. The cache is moka's (TinyLFU admission, LRU eviction).
@@ -57,6 +65,7 @@ pub struct BenchArgs {
 pub fn execute(args: &BenchArgs) -> Result<()> {
     check_range("--queries", args.queries, 1, MAX_QUERIES)?;
     check_range("--warmup", args.warmup, 0, MAX_WARMUP)?;
+    check_range("--repeat", args.repeat, 1, MAX_REPEAT)?;
     let qs = parse_concurrency("--concurrency", &args.concurrency)?;
     let caches = CacheSize::parse_sweep(&args.cache_sweep)?;
     check_range("--cache-mib (number of sizes)", caches.len(), 1, MAX_SWEEP)?;
@@ -135,6 +144,7 @@ pub fn execute(args: &BenchArgs) -> Result<()> {
                 warmup: args.warmup,
                 queries_per_run: args.queries,
                 pricing: Pricing::default(),
+                repeats: args.repeat,
             },
             io_slots: cfg.io_slots,
             factory,

@@ -7,9 +7,9 @@ use std::time::Duration;
 use clap::Args;
 use serde_json::json;
 
-use super::query::runtime;
 use crate::error::{Error, Result};
 use crate::ivf::gc::{GcParams, collect};
+use crate::search::runtime;
 use crate::store;
 
 /// Arguments of `warp gc`.

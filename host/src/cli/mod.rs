@@ -14,6 +14,9 @@ pub mod gc;
 pub mod plan;
 pub mod query;
 pub mod reorder;
+pub mod search_opts;
+pub mod simulate_args;
+pub mod tune_greedy;
 
 /// WaRP: workload-aware request planning for vector search on object storage.
 ///
@@ -45,7 +48,7 @@ pub enum Command {
     /// Measure range-GET latency on a store and fit the request-time surrogate (affine, convex, monotone; held-out MAPE).
     Calibrate(calibrate::CalibrateArgs),
     /// Tune the fixed coalescing rule (greedy baseline) on a validation workload and run the shift study.
-    TuneGreedy(calibrate::TuneGreedyArgs),
+    TuneGreedy(tune_greedy::TuneGreedyArgs),
     /// Remove index objects no manifest names any more, after a grace period (--older-than); --dry-run lists them.
     Gc(gc::GcArgs),
 }
@@ -87,7 +90,7 @@ pub fn execute(cli: Cli) -> anyhow::Result<()> {
             Ok(reorder::execute(&args)?)
         }
         Command::Calibrate(args) => Ok(calibrate::execute(&args)?),
-        Command::TuneGreedy(args) => Ok(calibrate::execute_tune_greedy(&args)?),
+        Command::TuneGreedy(args) => Ok(tune_greedy::execute(&args)?),
         Command::Gc(args) => Ok(gc::execute(&args)?),
     }
 }

@@ -113,7 +113,7 @@ pub fn component_factory() -> Result<BackendFactory> {
 ///
 /// # Errors
 /// [`Error::Planner`] when the component cannot be loaded.
-pub fn component_factory_with(limits: Limits) -> Result<BackendFactory> {
+pub(crate) fn component_factory_with(limits: Limits) -> Result<BackendFactory> {
     ComponentBackend::new(limits)?;
     Ok(Arc::new(move || {
         Ok(Box::new(ComponentBackend::new(limits)?) as Box<dyn PlanBackend>)
@@ -129,7 +129,7 @@ pub fn native_factory() -> BackendFactory {
 }
 
 /// The native factory under `limits`.
-pub fn native_factory_with(limits: Limits) -> BackendFactory {
+pub(crate) fn native_factory_with(limits: Limits) -> BackendFactory {
     Arc::new(move || Ok(Box::new(NativeBackend::new(limits)) as Box<dyn PlanBackend>))
 }
 

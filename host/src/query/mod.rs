@@ -170,7 +170,7 @@ pub struct SearchResult {
 }
 
 /// A payload cache with a byte capacity (moka, TinyLFU admission).
-#[derive(Clone)]
+#[derive(Debug, Clone)]
 struct PayloadCache(Option<moka::future::Cache<u32, Bytes>>);
 
 impl PayloadCache {
@@ -186,6 +186,7 @@ impl PayloadCache {
 
 /// Runs queries against one [`Index`]: routing, cache, scanning, merging;
 /// reads through a [`PlannedStore`] over the index's store.
+#[derive(Debug)]
 pub struct Searcher {
     index: Arc<Index>,
     cache: PayloadCache,

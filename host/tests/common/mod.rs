@@ -1,6 +1,9 @@
-//! Shared fixtures of the host integration tests: a tiny seeded index.
+//! Shared fixtures of the host integration tests: a tiny seeded index, and
+//! [`faults::FaultyStore`], the one fault-injecting store.
 
 #![allow(dead_code)]
+
+pub(crate) mod faults;
 
 use std::sync::Arc;
 
@@ -10,14 +13,14 @@ use warp_host::query::{Index, SearchParams, Searcher, native_factory, parse_poli
 use warp_host::store::StoreLocation;
 
 /// A tiny dataset and its trained index.
-pub struct Fixture {
+pub(crate) struct Fixture {
     pub dim: usize,
     pub base: Vec<f32>,
     pub queries: Vec<f32>,
     pub trained: TrainedIvf,
 }
 
-pub fn fixture(pq_m: Option<usize>) -> Fixture {
+pub(crate) fn fixture(pq_m: Option<usize>) -> Fixture {
     let dim = 16;
     let (base, queries) = generate(&SyntheticParams {
         n: 3000,
@@ -45,7 +48,7 @@ pub fn fixture(pq_m: Option<usize>) -> Fixture {
     }
 }
 
-pub async fn write(f: &Fixture, loc: &StoreLocation, order: &[u32], name: &str) {
+pub(crate) async fn write(f: &Fixture, loc: &StoreLocation, order: &[u32], name: &str) {
     ivf::write(
         loc,
         &f.base,
@@ -61,7 +64,7 @@ pub async fn write(f: &Fixture, loc: &StoreLocation, order: &[u32], name: &str) 
     .unwrap();
 }
 
-pub const POLICIES: [&str; 6] = [
+pub(crate) const POLICIES: [&str; 6] = [
     "separate",
     "lance_rule",
     "object_store_rule",
@@ -71,7 +74,7 @@ pub const POLICIES: [&str; 6] = [
 ];
 
 /// The neighbour ids of every query under `policy`.
-pub async fn answers(loc: StoreLocation, queries: &[f32], policy: &str) -> Vec<Vec<u32>> {
+pub(crate) async fn answers(loc: StoreLocation, queries: &[f32], policy: &str) -> Vec<Vec<u32>> {
     let index = Arc::new(Index::open(loc).await.unwrap());
     let dim = index.manifest.dim;
     let searcher = Searcher::new(index, 8, 0, native_factory());

@@ -311,7 +311,12 @@ impl<S: ObjectStore + ?Sized> PlannedStore<S> {
         // (`min W`, no critical-path term) at each price, so that a dearer
         // byte never keeps adjacent intervals apart.
         let mut best = candidate(1.0, req.parallelism)?;
+        let asked_p1 = req.parallelism == Some(1.0);
         for m in PRICES {
+            if asked_p1 && m == 1.0 {
+                // That plan is the planner's own, already priced.
+                continue;
+            }
             let next = candidate(m, Some(1.0))?;
             if next.0 < best.0 {
                 best = next;
