@@ -136,26 +136,42 @@ pub fn component_env() -> ComponentEnv {
     b.component
 }
 
-/// Parses a byte count: digits with an optional `K`, `M` or `G` suffix
-/// (powers of 1024).
+/// Parses a byte count: a number (digits, optionally with a decimal point)
+/// with an optional unit `B`, `K`/`KB`/`KiB`, `M`/`MB`/`MiB`, `G`/`GB`/`GiB`
+/// (case-insensitive, powers of 1024): `4096`, `64M`, `1.5M` (= 1 572 864).
+/// Whole numbers are exact; a fraction is rounded to the nearest byte.
 ///
 /// # Errors
-/// Not a number, or it overflows `u64`.
+/// Not a number with a known unit, or beyond `u64`.
 pub fn parse_bytes(s: &str) -> std::result::Result<u64, String> {
     let t = s.trim();
-    let (digits, mult) = match t.as_bytes().last() {
-        Some(b'K' | b'k') => (&t[..t.len() - 1], 1u64 << 10),
-        Some(b'M' | b'm') => (&t[..t.len() - 1], 1 << 20),
-        Some(b'G' | b'g') => (&t[..t.len() - 1], 1 << 30),
-        _ => (t, 1),
+    let bad = || {
+        format!(
+            "{s:?} is not a byte count (a number with an optional K, M or G suffix, e.g. 4096, 64M, 1.5M)"
+        )
     };
-    digits
-        .parse::<u64>()
-        .ok()
-        .and_then(|v| v.checked_mul(mult))
-        .ok_or_else(|| {
-            format!("{s:?} is not a byte count (digits with an optional K, M or G suffix)")
-        })
+    let split = t
+        .find(|c: char| !(c.is_ascii_digit() || c == '.'))
+        .unwrap_or(t.len());
+    let (num, unit) = t.split_at(split);
+    let mult: u64 = match unit.trim().to_ascii_uppercase().as_str() {
+        "" | "B" => 1,
+        "K" | "KB" | "KIB" => 1 << 10,
+        "M" | "MB" | "MIB" => 1 << 20,
+        "G" | "GB" | "GIB" => 1 << 30,
+        _ => return Err(bad()),
+    };
+    if let Ok(v) = num.parse::<u64>() {
+        return v.checked_mul(mult).ok_or_else(bad);
+    }
+    // A fraction: only digits and one point reach here, so no inf/NaN.
+    let v: f64 = num.parse().map_err(|_| bad())?;
+    let bytes = (v * mult as f64).round();
+    if bytes.is_finite() && bytes < u64::MAX as f64 {
+        Ok(bytes as u64)
+    } else {
+        Err(bad())
+    }
 }
 
 /// The environment variables [`HostConfigBuilder::from_env`] reads (other

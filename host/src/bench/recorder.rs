@@ -123,7 +123,10 @@ impl Recorder {
         row.gets_per_query = self.gets as f64 / n;
         row.bytes_per_query = self.bytes as f64 / n;
         row.overfetch_per_query = self.overfetch as f64 / n;
-        row.dollars_per_million = pricing.dollars(self.gets as usize, self.bytes) / n * 1e6;
+        // A hedge is one more GET charge; its bytes repeat a planned range's
+        // (no transfer charge in-region, the default pricing).
+        row.dollars_per_million =
+            pricing.dollars((self.gets + self.hedges) as usize, self.bytes) / n * 1e6;
         row.plan_us = self.plan_us as f64 / n;
         row.hedges_per_query = self.hedges as f64 / n;
         row.surrogate_per_mib_ms =
@@ -191,6 +194,20 @@ mod tests {
         // Two of the four true ids found.
         assert_eq!(row.recall_at_10, Some(0.5));
         assert_eq!(Recorder::new().percentile_ms(50.0), 0.0);
+    }
+
+    #[test]
+    fn hedges_are_charged_as_gets() {
+        let mut r = Recorder::new();
+        let mut hedged = result(&[1], 4, 0);
+        hedged.stats.hedges = 1;
+        r.record(1000, &hedged, None);
+        r.record(1000, &result(&[1], 4, 0), None);
+        let row = r.finish(BenchRow::default(), 1.0, Pricing::default());
+        assert_eq!(row.hedges_per_query, 0.5);
+        // 9 charged requests over 2 queries at $0.0004 per 1000.
+        let want = 9.0 * 0.0004 / 1000.0 / 2.0 * 1e6;
+        assert!((row.dollars_per_million - want).abs() < 1e-9, "{row:?}");
     }
 
     #[test]

@@ -40,7 +40,8 @@ pub struct BenchRow {
     pub bytes_per_query: f64,
     /// Gap bytes fetched per query.
     pub overfetch_per_query: f64,
-    /// Dollars per million queries (GET charges plus transfer).
+    /// Dollars per million queries: GET charges, hedges included, plus the
+    /// transfer of the planned bytes.
     pub dollars_per_million: f64,
     /// Mean planning time, µs.
     pub plan_us: f64,

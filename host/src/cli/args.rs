@@ -5,7 +5,8 @@
 //! - [`parse_method`]: the planning method (`--method`), and
 //!   [`parse_layout`]: the payload layout (`--layout NAME[:PARAM]`), both
 //!   from [`crate::vocabulary`].
-//! - [`parse_bytes`]: byte counts with an optional `K`/`M`/`G` suffix (powers of 1024).
+//! - [`parse_bytes`]: byte counts with an optional `K`/`M`/`G` suffix (powers of 1024),
+//!   and [`parse_request_size`]: one request's size, `1 B..=1 GiB`.
 //! - [`latency_ms`], [`non_negative`], [`probability`], [`at_least_one`]:
 //!   bounded floats.
 //!
@@ -43,6 +44,23 @@ pub fn parse_bytes_nonzero(s: &str) -> Result<u64, String> {
     match parse_bytes(s)? {
         0 => Err("must be at least 1 byte".into()),
         v => Ok(v),
+    }
+}
+
+/// One request's size (`--sizes`, `--mean-size`): a byte count (see
+/// [`parse_bytes`]) from 1 B to 1 GiB.
+///
+/// # Errors
+/// Not a byte count, or out of that range.
+pub fn parse_request_size(s: &str) -> Result<u64, String> {
+    const MAX: u64 = crate::calibrate::MAX_SIZE;
+    match parse_bytes(s)? {
+        v if (1..=MAX).contains(&v) => Ok(v),
+        _ => Err(format!(
+            "{:?}: a request size must be 1 B to {} MiB",
+            s.trim(),
+            MAX >> 20
+        )),
     }
 }
 
@@ -136,6 +154,15 @@ mod tests {
     fn numbers_are_bounded() {
         assert_eq!(parse_bytes("64M").unwrap(), 64 << 20);
         assert!(parse_bytes("99999999999G").is_err());
+        assert_eq!(parse_bytes("1.5M").unwrap(), 3 << 19);
+        assert_eq!(parse_bytes("64MiB").unwrap(), 64 << 20);
+        assert_eq!(parse_bytes("4 kb").unwrap(), 4096);
+        assert_eq!(parse_bytes("18446744073709551615").unwrap(), u64::MAX);
+        for bad in ["", "4X", "1.2.3", ".", "-1", "1e9", "inf", "NaN", "K"] {
+            assert!(parse_bytes(bad).is_err(), "{bad}");
+        }
+        assert_eq!(parse_request_size("4K").unwrap(), 4096);
+        assert!(parse_request_size("0").is_err() && parse_request_size("2G").is_err());
         assert!(latency_ms("1e12").unwrap_err().contains("60000"));
         assert!(latency_ms("NaN").is_err());
         assert!(latency_ms("-1").is_err());

@@ -8,10 +8,9 @@ use clap::Args;
 use object_store::ObjectStoreExt;
 use object_store::path::Path;
 
+use super::args::parse_request_size;
 use super::simulate_args::SimulateArgs;
-use crate::calibrate::{
-    Calibration, MAX_SIZE, MeasureConfig, log_sizes, measure, plot_svg, scratch_bytes,
-};
+use crate::calibrate::{Calibration, MeasureConfig, log_sizes, measure, plot_svg, scratch_bytes};
 use crate::config::HostConfigBuilder;
 use crate::error::{Error, Result};
 use crate::ivf::manifest::{MANIFEST, Manifest};
@@ -63,41 +62,13 @@ pub struct CalibrateArgs {
     pub sim: SimulateArgs,
 }
 
-/// Parses `4096`, `4K`, `4KiB`, `1.5M`, `64MB`, `1G` (binary units) into bytes.
-///
-/// # Errors
-/// [`Error::Config`] naming `--sizes`.
-pub fn parse_size(s: &str) -> Result<u64> {
-    let t = s.trim();
-    let bad = || Error::config("--sizes", t, "expected a size like 4096, 4K, 1.5M or 1G");
-    let split = t
-        .find(|c: char| !(c.is_ascii_digit() || c == '.'))
-        .unwrap_or(t.len());
-    let (num, unit) = t.split_at(split);
-    let mult: u64 = match unit.trim().to_ascii_uppercase().as_str() {
-        "" | "B" => 1,
-        "K" | "KB" | "KIB" => 1 << 10,
-        "M" | "MB" | "MIB" => 1 << 20,
-        "G" | "GB" | "GIB" => 1 << 30,
-        _ => return Err(bad()),
-    };
-    let v: f64 = num.parse().map_err(|_| bad())?;
-    let bytes = v * mult as f64;
-    if !bytes.is_finite() || bytes < 1.0 || bytes > MAX_SIZE as f64 {
-        return Err(Error::config(
-            "--sizes",
-            t,
-            format!("sizes must be 1 B to {} MiB", MAX_SIZE >> 20),
-        ));
-    }
-    Ok(bytes.round() as u64)
-}
-
 /// Parses `--sizes`: `MIN..MAX` (doubling) or a comma list.
 ///
 /// # Errors
 /// [`Error::Config`] naming `--sizes`.
 pub fn parse_sizes(s: &str) -> Result<Vec<u64>> {
+    let parse_size =
+        |t: &str| parse_request_size(t).map_err(|reason| Error::config("--sizes", t, reason));
     if let Some((lo, hi)) = s.split_once("..") {
         return log_sizes(parse_size(lo)?, parse_size(hi)?);
     }
@@ -303,13 +274,14 @@ mod tests {
 
     #[test]
     fn sizes_parse() {
-        assert_eq!(parse_size("4K").unwrap(), 4096);
-        assert_eq!(parse_size("1.5M").unwrap(), 3 << 19);
-        assert_eq!(parse_size("64MiB").unwrap(), 64 << 20);
-        assert_eq!(parse_size("100").unwrap(), 100);
-        assert!(parse_size("4X").is_err());
-        assert!(parse_size("2G").is_err());
-        assert!(parse_size("0").is_err());
+        assert!(parse_sizes("4X").is_err());
+        assert!(
+            parse_sizes("4K..2G")
+                .unwrap_err()
+                .to_string()
+                .contains("--sizes")
+        );
+        assert!(parse_sizes("0,4K").is_err());
         assert_eq!(parse_sizes("4K..16K").unwrap(), vec![4096, 8192, 16384]);
         assert_eq!(parse_sizes("1M,4K").unwrap(), vec![4096, 1 << 20]);
         assert_eq!(parse_sizes("4K..64M").unwrap().len(), 15);

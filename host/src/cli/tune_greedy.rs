@@ -6,7 +6,7 @@ use std::path::PathBuf;
 
 use clap::Args;
 
-use super::calibrate::parse_size;
+use super::args::parse_request_size;
 use crate::error::{Error, Result};
 
 /// Arguments of `warp tune-greedy`: tune the fixed coalescing rule on a
@@ -124,8 +124,8 @@ pub fn execute(args: &TuneGreedyArgs) -> Result<()> {
             "expected a number >= 1",
         ));
     }
-    let mean_size = parse_size(&args.mean_size)
-        .map_err(|_| Error::config("--mean-size", &args.mean_size, "expected a size like 256K"))?;
+    let mean_size = parse_request_size(&args.mean_size)
+        .map_err(|reason| Error::config("--mean-size", &args.mean_size, reason))?;
     let surrogate = match &args.surrogate {
         None => planner_core::Surrogate::S3,
         Some(p) => {

@@ -176,8 +176,8 @@ impl<S: ObjectStore + ?Sized> Getter<'_, S> {
             }
             () = tokio::time::sleep(hedger.delay(t_ms)) => {}
         }
-        let slot = match (hedger.try_take(), self.io.try_acquire()) {
-            (true, Ok(slot)) => slot,
+        let slot = match (hedger.try_take(), hedger.try_slot()) {
+            (true, Some(slot)) => slot,
             (took, _) => {
                 if took {
                     hedger.refund();

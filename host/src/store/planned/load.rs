@@ -314,7 +314,8 @@ fn quantile(v: &mut [f64], q: f64) -> f64 {
 
 /// What one call's plan costs in the closed loop (module docs):
 /// `max(B, Q · 1000 · bytes/2²⁰ / C, Q · H / S)` ms, with `b_ms = B` and
-/// `hold_ms = H` evaluated with the prior. `O(1)`.
+/// `hold_ms = H` evaluated with the prior; `capacity_mib_s = ∞` (unknown)
+/// drops the link term. `O(1)`.
 pub fn closed_loop_ms(
     b_ms: f64,
     bytes: u64,

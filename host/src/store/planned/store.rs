@@ -147,8 +147,9 @@ impl<S: ObjectStore + ?Sized> PlannedStore<S> {
     /// 1. validate and normalize the ranges into sorted disjoint intervals
     ///    ([`ranges`](super::ranges));
     /// 2. plan them with the surrogate of [`surrogate_for`](Self::surrogate_for);
-    ///    load-aware, once the link's capacity is known, at every per-MiB
-    ///    price of [`PRICES`](super::load::PRICES), keeping the plan of least
+    ///    load-aware (`warp`), also at wider parallelism and, once the
+    ///    link's capacity is known, at every per-MiB price of
+    ///    [`PRICES`](super::load::PRICES), keeping the plan of least
     ///    closed-loop cost ([`closed_loop_ms`](super::load::closed_loop_ms));
     /// 3. issue the planned GETs concurrently, each under an I/O slot, with
     ///    the stall timeout, one retry, and hedging ([`hedge`](super::hedge));
@@ -259,14 +260,24 @@ impl<S: ObjectStore + ?Sized> PlannedStore<S> {
 
 impl<S: ObjectStore + ?Sized> PlannedStore<S> {
     /// Plans `req`: once with its surrogate, or, load-aware with the `warp`
-    /// method and the link's capacity `C` known, once as asked and once at
-    /// `P = 1` for each per-MiB price `m · base` of [`PRICES`], keeping the
-    /// plan of least [`closed_loop_ms`] for `calls` concurrent calls (ties
-    /// to the earlier candidate). Returns the plan, its summary under the
-    /// surrogate it was made with, the backend, and that surrogate.
+    /// method, once as asked and at the candidates of the closed loop,
+    /// keeping the plan of least [`closed_loop_ms`] for `calls` concurrent
+    /// calls (ties to the earlier candidate):
+    ///
+    /// - at `2P` and `4P` (at most the I/O slots): `P = slots / Q` is each
+    ///   call's share of the slots when all of them are busy, and `T_P`'s
+    ///   `W/P` term charges parallel requests for slot time the calls may not
+    ///   need; the closed-loop cost charges them only when `Q · H / S`
+    ///   binds (the link term is 0 while its capacity is unknown);
+    /// - once the link's capacity `C` is known, at `P = 1` for each per-MiB
+    ///   price `m · base` of [`PRICES`] (fewer bytes where the link binds).
+    ///
+    /// Returns the plan, its summary under the surrogate it was made with,
+    /// the backend, and that surrogate.
     ///
     /// # Complexity
-    /// One plan, or `1 + |PRICES|` plans and `O(|PRICES| · K)` evaluations.
+    /// One plan, or at most `3 + |PRICES|` plans and as many `O(K)`
+    /// evaluations.
     fn plan(
         &self,
         req: &PlanRequest<'_>,
@@ -275,10 +286,13 @@ impl<S: ObjectStore + ?Sized> PlannedStore<S> {
     ) -> Result<(Vec<Request>, PlanSummary, &'static str, Surrogate), PlannedError> {
         let prior = affine(req.surrogate).filter(|_| opts.load_aware);
         let capacity = prior.and_then(|p| self.load.note_prior(p));
-        let (Some((fixed_ms, base)), Some(c), Method::Warp) = (prior, capacity, opts.method) else {
+        let (Some((fixed_ms, base)), Method::Warp) = (prior, opts.method) else {
             let (r, s, b) = self.planners.plan(req).map_err(PlannedError::Plan)?;
             return Ok((r, s, b, req.surrogate.clone()));
         };
+        // An unknown capacity charges nothing for bytes.
+        let c = capacity.unwrap_or(f64::INFINITY);
+        let slots = self.io_slots as f64;
         let required: u64 = req.intervals.iter().map(|i| i.len).sum();
         // One candidate: the plan at per-MiB price `m · base` and parallelism
         // `p`, with its closed-loop cost under the prior.
@@ -302,7 +316,7 @@ impl<S: ObjectStore + ?Sized> PlannedStore<S> {
                 unloaded.bytes,
                 unloaded.w_ms,
                 calls as f64,
-                self.io_slots as f64,
+                slots,
                 c,
             );
             Ok::<_, PlannedError>((cost, requests, summary, backend, surrogate))
@@ -311,6 +325,23 @@ impl<S: ObjectStore + ?Sized> PlannedStore<S> {
         // (`min W`, no critical-path term) at each price, so that a dearer
         // byte never keeps adjacent intervals apart.
         let mut best = candidate(1.0, req.parallelism)?;
+        if let Some(p) = req.parallelism {
+            let mut last = p;
+            for wider in [2.0 * p, 4.0 * p] {
+                let wider = wider.min(slots);
+                if wider > last {
+                    last = wider;
+                    let next = candidate(1.0, Some(wider))?;
+                    if next.0 < best.0 {
+                        best = next;
+                    }
+                }
+            }
+        }
+        if capacity.is_none() {
+            let (_, requests, summary, backend, surrogate) = best;
+            return Ok((requests, summary, backend, surrogate));
+        }
         let asked_p1 = req.parallelism == Some(1.0);
         for m in PRICES {
             if asked_p1 && m == 1.0 {
