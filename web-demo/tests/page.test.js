@@ -462,6 +462,24 @@ test('baseline labels never overlap, on the README\'s 3-interval instance', { ti
   }
 });
 
+test('every reorder vector through the page\'s wasm module, bit for bit', { timeout: 60_000 }, async () => {
+  // The same conformance list the native, component, Node and Python runtimes
+  // run: the wasm-bindgen build in Chromium must give each vector's order and
+  // co-access gap exactly, and its refusals with the same field and message.
+  const dir = join(demo, '..', 'tests', 'vectors-reorder');
+  const files = readdirSync(dir).filter((f) => f.endsWith('.json')).sort();
+  assert.ok(files.length >= 10, `${files.length} reorder vectors`);
+  const texts = files.map((f) => readFileSync(join(dir, f), 'utf8'));
+  const got = await page.evaluate(async (inputs) => {
+    const m = await import('/pkg/web_demo.js');
+    await m.default();
+    return inputs.map((t) => m.reorderJson(t));
+  }, texts);
+  files.forEach((f, i) => {
+    assert.deepStrictEqual(JSON.parse(got[i]), JSON.parse(texts[i]).expected, f);
+  });
+});
+
 test('screenshot of the page', { timeout: 60_000 }, async () => {
   // A fresh page in its default state: IVF probes, n = 256, K_max = 16, P = 8.
   const fresh = await context.newPage();
