@@ -5,12 +5,12 @@
 //! `warp/{native,native_backend,component}/n=256,k=128,P=8`. All keep one planner
 //! (native `Planner`, or one component instance whose guest planner is warm)
 //! and return owned requests, as the query path does; `native_backend` is the
-//! query path's `NativeBackend` (reserve + plan under the `Limits` deadline).
+//! query path's `NativeBackend` (reserve + plan under the `PlanLimits` deadline).
 
 use criterion::{BenchmarkId, Criterion, criterion_group, criterion_main};
 use planner_core::{Capacity, Interval, Method, PlanRequest, Planner, Surrogate};
 use warp_host::component::PlannerComponent;
-use warp_host::limits::Limits;
+use warp_host::limits::PlanLimits;
 use warp_host::query::{NativeBackend, PlanBackend};
 
 /// Fixed seed of the interval generator.
@@ -82,7 +82,7 @@ fn bench(c: &mut Criterion) {
         });
         // The query path's native backend: reserve, plan under the deadline
         // (the clock polled between units of work), copy out.
-        let mut backend = NativeBackend::new(Limits::default());
+        let mut backend = NativeBackend::new(PlanLimits::default());
         group.bench_function(BenchmarkId::new("native_backend", &id), |b| {
             b.iter(|| backend.plan(&req).unwrap())
         });

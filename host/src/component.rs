@@ -13,11 +13,11 @@
 //!   and [`coaccess_gap`]. The component is compiled once
 //!   per process (and the compiled artifact cached on disk, see
 //!   [`cache_dir`]); creating a `PlannerComponent` only instantiates it.
-//! - [`Limits`] caps every call, as for the native planner: the guest's
-//!   planner refuses a workspace above [`Limits::plan_memory_bytes`] (set
+//! - [`PlanLimits`] caps every call, as for the native planner: the guest's
+//!   planner refuses a workspace above [`PlanLimits::plan_memory_bytes`] (set
 //!   through the WIT `set-memory-limit`), guest memory growth is capped a
 //!   little above it, and an epoch deadline ([`EPOCH_TICK`] resolution) stops
-//!   a call at [`Limits::plan_deadline`]. A planning call stopped by the
+//!   a call at [`PlanLimits::plan_deadline`]. A planning call stopped by the
 //!   deadline fails with [`PlanError::Interrupted`], the native backend's
 //!   error; any other trap is [`ComponentError::Trap`]. After a trap the
 //!   instance is replaced, so the next call on the same `PlannerComponent`
@@ -67,7 +67,7 @@ use planner_core::{
 use wasmtime::component::{Component, Linker};
 use wasmtime::{Config, Engine, ResourceLimiter, Store, Trap};
 
-use crate::limits::Limits;
+use crate::limits::PlanLimits;
 
 mod bindings {
     wasmtime::component::bindgen!({
@@ -92,7 +92,7 @@ pub const EPOCH_TICK: Duration = Duration::from_millis(1);
 /// Largest guest linear memory for `limits`: twice the planner workspace
 /// limit (workspace plus copies of the call's input and output) and 64 MiB,
 /// within wasm32's 4 GiB.
-fn guest_memory_max(limits: &Limits) -> usize {
+fn guest_memory_max(limits: &PlanLimits) -> usize {
     let bytes = limits
         .plan_memory_bytes
         .saturating_mul(2)
@@ -522,7 +522,7 @@ impl CallSize {
             .saturating_add(n.saturating_mul(160))
     }
 
-    fn budget(&self, limits: &Limits) -> Budget {
+    fn budget(&self, limits: &PlanLimits) -> Budget {
         Budget {
             work: Work::Plan {
                 intervals: self.intervals,
@@ -536,7 +536,7 @@ impl CallSize {
 /// One instance of the planner component, for one worker (it is `Send`, not
 /// shared: give each thread its own).
 pub struct PlannerComponent {
-    limits: Limits,
+    limits: PlanLimits,
     store: Store<Guard>,
     instance: Bindings,
 }
@@ -551,20 +551,20 @@ impl fmt::Debug for PlannerComponent {
 }
 
 impl PlannerComponent {
-    /// Instantiates the embedded component with [`Limits::default`]. The first
+    /// Instantiates the embedded component with [`PlanLimits::default`]. The first
     /// call in a process compiles it (or loads the cached artifact).
     ///
     /// # Errors
     /// [`ComponentError::Load`] when wasmtime cannot compile or instantiate it.
     pub fn new() -> Result<Self, ComponentError> {
-        Self::with_limits(Limits::default())
+        Self::with_limits(PlanLimits::default())
     }
 
     /// As [`PlannerComponent::new`], with explicit limits.
     ///
     /// # Errors
     /// As [`PlannerComponent::new`].
-    pub fn with_limits(limits: Limits) -> Result<Self, ComponentError> {
+    pub fn with_limits(limits: PlanLimits) -> Result<Self, ComponentError> {
         let (store, instance) = Self::instantiate(&limits)?;
         Ok(Self {
             limits,
@@ -573,7 +573,7 @@ impl PlannerComponent {
         })
     }
 
-    fn instantiate(limits: &Limits) -> Result<(Store<Guard>, Bindings), ComponentError> {
+    fn instantiate(limits: &PlanLimits) -> Result<(Store<Guard>, Bindings), ComponentError> {
         let shared = shared()?;
         let mut store = Store::new(
             &shared.engine,
@@ -600,7 +600,7 @@ impl PlannerComponent {
     }
 
     /// The limits of this instance.
-    pub fn limits(&self) -> Limits {
+    pub fn limits(&self) -> PlanLimits {
         self.limits
     }
 
@@ -609,7 +609,7 @@ impl PlannerComponent {
     /// # Errors
     /// [`ComponentError::Load`] when the instance cannot take the new memory
     /// limit (it is then replaced).
-    pub fn set_limits(&mut self, limits: Limits) -> Result<(), ComponentError> {
+    pub fn set_limits(&mut self, limits: PlanLimits) -> Result<(), ComponentError> {
         self.limits = limits;
         let (store, instance) = Self::instantiate(&self.limits)?;
         self.store = store;

@@ -1,10 +1,11 @@
-//! [`Limits`]: the bounds of one planning call, the same for the native
-//! planner and the planner component.
+//! [`PlanLimits`]: the bounds of one planning call, the same for the native
+//! planner and the planner component, derived from the host's one
+//! configuration of limits ([`crate::config::Limits`], `WARP_PLAN_*`).
 //!
 //! Both backends refuse an instance whose planner workspace would exceed
-//! [`Limits::plan_memory_bytes`] with the same
+//! [`PlanLimits::plan_memory_bytes`] with the same
 //! [`PlanError::MemoryLimit`](planner_core::PlanError::MemoryLimit) line, and
-//! stop a call at the same [`Limits::plan_deadline`]: the native planner by
+//! stop a call at the same [`PlanLimits::plan_deadline`]: the native planner by
 //! polling the clock between units of work
 //! ([`Planner::plan_until`](planner_core::Planner::plan_until)), the
 //! component by wasmtime's epoch deadline. Either way the call fails with
@@ -24,7 +25,7 @@ use planner_core::{Method, PlanRequest, Planner};
 /// intervals with a non-convex surrogate stops instead of running for an hour.
 /// It is wall-clock time, so it depends on the machine's load.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Limits {
+pub struct PlanLimits {
     /// Largest planner workspace, bytes
     /// ([`Capacity::workspace_bytes_for`](planner_core::Capacity::workspace_bytes_for)
     /// of the call's method). Default 1 GiB
@@ -39,7 +40,7 @@ pub struct Limits {
     pub deadline_ns_per_cell: u64,
 }
 
-impl Default for Limits {
+impl Default for PlanLimits {
     fn default() -> Self {
         Self {
             plan_memory_bytes: Planner::DEFAULT_MEMORY_LIMIT,
@@ -50,7 +51,20 @@ impl Default for Limits {
     }
 }
 
-impl Limits {
+/// The per-call caps of the host configuration's limits: its
+/// `plan_memory_bytes` and, as the deadline's cap, its `plan_deadline_ms`;
+/// the deadline's size-derived part keeps its defaults.
+impl From<&crate::config::Limits> for PlanLimits {
+    fn from(l: &crate::config::Limits) -> Self {
+        Self {
+            plan_memory_bytes: l.plan_memory_bytes,
+            max_deadline_ms: l.plan_deadline_ms,
+            ..Self::default()
+        }
+    }
+}
+
+impl PlanLimits {
     /// The deadline of planning `req` (see the type's docs).
     pub fn plan_deadline(&self, req: &PlanRequest<'_>) -> Duration {
         Duration::from_millis(self.deadline_ms(
@@ -81,7 +95,7 @@ mod tests {
 
     #[test]
     fn deadline_grows_with_the_instance_and_is_capped() {
-        let l = Limits::default();
+        let l = PlanLimits::default();
         assert_eq!(l.deadline_ms(0, 0, false), 1_000);
         assert!(l.deadline_ms(10_000, 64, false) > l.deadline_ms(100, 64, false));
         assert_eq!(l.deadline_ms(7_000, 7_000, true), 60_000);

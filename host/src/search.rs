@@ -4,19 +4,26 @@
 
 use std::sync::Arc;
 
-use crate::config::{HostConfig, PlannerKind};
+use crate::config::{HostConfig, Limits, PlannerKind};
 use crate::error::{Error, Result};
-use crate::query::{BackendFactory, Index, Searcher, native_factory};
+use crate::limits::PlanLimits;
+use crate::query::{BackendFactory, Index, Searcher, component_factory_with, native_factory_with};
 use crate::store;
 
-/// The planner factory for `kind` and its name (`native`, `component`).
+/// The planner factory for `kind` under the configured `limits`
+/// (`WARP_PLAN_MEMORY_BYTES`, `WARP_PLAN_DEADLINE_MS`) and its name
+/// (`native`, `component`).
 ///
 /// # Errors
 /// [`Error::Planner`] when the component cannot be loaded.
-pub fn backend_factory(kind: PlannerKind) -> Result<(BackendFactory, &'static str)> {
+pub fn backend_factory(
+    kind: PlannerKind,
+    limits: &Limits,
+) -> Result<(BackendFactory, &'static str)> {
+    let caps = PlanLimits::from(limits);
     match kind {
-        PlannerKind::Native => Ok((native_factory(), "native")),
-        PlannerKind::Component => Ok((crate::query::component_factory()?, "component")),
+        PlannerKind::Native => Ok((native_factory_with(caps), "native")),
+        PlannerKind::Component => Ok((component_factory_with(caps)?, "component")),
     }
 }
 
@@ -39,7 +46,7 @@ pub async fn open_searcher(
         loc = loc.simulated(sim);
     }
     let index = Arc::new(Index::open(loc).await?);
-    let (factory, name) = backend_factory(cfg.planner)?;
+    let (factory, name) = backend_factory(cfg.planner, &cfg.limits)?;
     Ok((
         Arc::new(Searcher::with_read_config(
             index,
@@ -64,4 +71,38 @@ pub fn runtime() -> Result<tokio::runtime::Runtime> {
             path: "tokio runtime".into(),
             source,
         })
+}
+
+#[cfg(test)]
+mod tests {
+    use planner_core::{Interval, Method, PlanError, PlanRequest, Surrogate};
+
+    use super::*;
+
+    #[test]
+    fn the_search_planners_obey_the_configured_limits() {
+        let intervals: Vec<Interval> = (0..64).map(|i| Interval::new(i * 100, 10)).collect();
+        let req = PlanRequest {
+            intervals: &intervals,
+            k_max: 64,
+            parallelism: Some(8.0),
+            surrogate: &Surrogate::S3,
+            epsilon: 0.01,
+            method: Method::Warp,
+        };
+        let tight = Limits {
+            plan_memory_bytes: 1,
+            ..Limits::default()
+        };
+        for kind in [PlannerKind::Native, PlannerKind::Component] {
+            let (factory, _) = backend_factory(kind, &tight).unwrap();
+            let e = factory().unwrap().plan(&req).unwrap_err();
+            assert!(
+                matches!(e, Error::Plan(PlanError::MemoryLimit { limit: 1, .. })),
+                "{kind:?}: {e}"
+            );
+            let (factory, _) = backend_factory(kind, &Limits::default()).unwrap();
+            assert!(factory().unwrap().plan(&req).is_ok(), "{kind:?}");
+        }
+    }
 }

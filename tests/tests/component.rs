@@ -7,7 +7,7 @@ use planner_core::{
     Breakpoint, Capacity, Interval, Method, Plan, PlanError, PlanRequest, Planner, Surrogate,
 };
 use warp_host::component::{COMPONENT_WASM, ComponentError, PlannerComponent, TrapCause, Work};
-use warp_host::limits::Limits;
+use warp_host::limits::PlanLimits;
 use warp_host::query::{ComponentBackend, NativeBackend, PlanBackend};
 use warp_tests::{instance_text, load_vectors, outcome, same_json, vectors_dir};
 
@@ -165,7 +165,7 @@ fn non_finite_values_are_typed_errors() {
 type Outcome = Result<(Vec<planner_core::Request>, planner_core::PlanSummary), String>;
 
 /// Both backends under the same limits give the same answer or the same error.
-fn both(limits: Limits, req: &PlanRequest<'_>) -> (Outcome, Outcome) {
+fn both(limits: PlanLimits, req: &PlanRequest<'_>) -> (Outcome, Outcome) {
     let native = NativeBackend::new(limits)
         .plan(req)
         .map_err(|e| e.to_string());
@@ -183,7 +183,7 @@ fn ten_million_intervals_are_refused_alike_and_the_next_call_works() {
         .map(|i| Interval::new(i * 8192, 4096))
         .collect();
     // Over the plan memory limit: the same refusal, before any work.
-    let (native, component) = both(Limits::default(), &request(&huge, &s3));
+    let (native, component) = both(PlanLimits::default(), &request(&huge, &s3));
     let line = native.clone().unwrap_err();
     assert!(
         line.contains("plan memory: 10000000 intervals need"),
@@ -191,9 +191,9 @@ fn ten_million_intervals_are_refused_alike_and_the_next_call_works() {
     );
     assert_eq!(native, component);
     // Input copies beyond the guest memory cap are a trap ...
-    let small = Limits {
+    let small = PlanLimits {
         plan_memory_bytes: 8 << 20,
-        ..Limits::default()
+        ..PlanLimits::default()
     };
     let mut c = PlannerComponent::with_limits(small).unwrap();
     let err = c.plan(&request(&huge, &s3)).unwrap_err();
@@ -244,7 +244,7 @@ fn a_million_intervals_plan_alike_in_both_runtimes() {
             method,
             ..request(&iv, &s3)
         };
-        let (native, component) = both(Limits::default(), &req);
+        let (native, component) = both(PlanLimits::default(), &req);
         let native = native.unwrap();
         assert_eq!(Ok(native), component, "{method}");
     }
@@ -254,7 +254,7 @@ fn a_million_intervals_plan_alike_in_both_runtimes() {
         method: Method::MinW,
         ..request(&iv, &s3)
     };
-    let (native, component) = both(Limits::default(), &req);
+    let (native, component) = both(PlanLimits::default(), &req);
     let line = native.clone().unwrap_err();
     assert!(line.contains("lower k_max"), "{line}");
     assert_eq!(native, component);
@@ -262,11 +262,11 @@ fn a_million_intervals_plan_alike_in_both_runtimes() {
 
 #[test]
 fn the_deadline_stops_both_runtimes_with_the_same_error() {
-    let limits = Limits {
+    let limits = PlanLimits {
         max_deadline_ms: 1,
         deadline_base_ms: 1,
         deadline_ns_per_cell: 0,
-        ..Limits::default()
+        ..PlanLimits::default()
     };
     let s3 = Surrogate::S3;
     // Planning 20,000 IVF-like intervals with `exact` takes far longer than a
@@ -295,7 +295,7 @@ fn the_deadline_stops_both_runtimes_with_the_same_error() {
     );
     assert_eq!(native, component);
     // The trapped instance was replaced: the same PlannerComponent plans again.
-    c.set_limits(Limits::default()).unwrap();
+    c.set_limits(PlanLimits::default()).unwrap();
     let small = intervals(3);
     assert_eq!(
         c.plan(&request(&small, &s3)).unwrap(),

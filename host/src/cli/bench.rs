@@ -96,7 +96,7 @@ pub fn execute(args: &BenchArgs) -> Result<()> {
             source,
         })?;
     }
-    let (factory, _) = backend_factory(cfg.planner)?;
+    let (factory, _) = backend_factory(cfg.planner, &cfg.limits)?;
     let (rows, workload) = runtime()?.block_on(async {
         let (searcher, _) = open_searcher(&cfg, args.search.preload, args.search.read_config()).await?;
         let index = Arc::clone(searcher.index());

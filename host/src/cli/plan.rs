@@ -66,16 +66,12 @@ impl PlanArgs {
 }
 
 /// Plans `inst` natively or in the component under the same
-/// [`crate::limits::Limits`]: the workspace bound (sized by the method) and the
+/// [`crate::limits::PlanLimits`]: the workspace bound (sized by the method) and the
 /// deadline (native: planner-core's cooperative interrupt; component: the
 /// epoch deadline). Refusals print exactly the planner's one line, the same
 /// from both runtimes.
 fn plan_within(inst: Instance, native: bool, limits: &Limits) -> Result<PlanJson> {
-    let plan_limits = crate::limits::Limits {
-        plan_memory_bytes: limits.plan_memory_bytes,
-        max_deadline_ms: limits.plan_deadline_ms,
-        ..crate::limits::Limits::default()
-    };
+    let plan_limits = crate::limits::PlanLimits::from(limits);
     let req = inst.request();
     let planned = if native {
         NativeBackend::new(plan_limits).plan(&req)

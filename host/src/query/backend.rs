@@ -9,10 +9,10 @@ use std::time::Instant;
 use planner_core::{Method, PlanRequest, PlanSummary, Planner, Request};
 
 use crate::error::{Error, Result};
-use crate::limits::Limits;
+use crate::limits::PlanLimits;
 
 /// Something that plans requests: the native planner or the planner
-/// component, under the same [`Limits`] and with the same errors.
+/// component, under the same [`PlanLimits`] and with the same errors.
 pub trait PlanBackend: Send {
     /// Plans `req`.
     ///
@@ -30,17 +30,17 @@ pub trait PlanBackend: Send {
 
 /// `planner_core::Planner` in-process: grown with
 /// [`Planner::reserve`] to what each request's method needs within
-/// [`Limits::plan_memory_bytes`] (re-allocating once, then planning
-/// allocation-free again), and stopped at [`Limits::plan_deadline`].
+/// [`PlanLimits::plan_memory_bytes`] (re-allocating once, then planning
+/// allocation-free again), and stopped at [`PlanLimits::plan_deadline`].
 #[derive(Debug)]
 pub struct NativeBackend {
     planner: Planner,
-    limits: Limits,
+    limits: PlanLimits,
 }
 
 impl NativeBackend {
     /// An empty planner under `limits`.
-    pub fn new(limits: Limits) -> Self {
+    pub fn new(limits: PlanLimits) -> Self {
         Self {
             planner: Planner::with_memory_limit(limits.plan_memory_bytes),
             limits,
@@ -73,7 +73,7 @@ impl ComponentBackend {
     ///
     /// # Errors
     /// [`Error::Planner`] when it cannot be compiled or instantiated.
-    pub fn new(limits: Limits) -> Result<Self> {
+    pub fn new(limits: PlanLimits) -> Result<Self> {
         crate::component::PlannerComponent::with_limits(limits)
             .map(Self)
             .map_err(component_error)
@@ -99,13 +99,13 @@ impl PlanBackend for ComponentBackend {
     }
 }
 
-/// The component factory under [`Limits::default`] (see
+/// The component factory under [`PlanLimits::default`] (see
 /// [`component_factory_with`]).
 ///
 /// # Errors
 /// [`Error::Planner`] when the component cannot be loaded.
 pub fn component_factory() -> Result<BackendFactory> {
-    component_factory_with(Limits::default())
+    component_factory_with(PlanLimits::default())
 }
 
 /// The component factory under `limits`; instantiates one component up front
@@ -113,7 +113,7 @@ pub fn component_factory() -> Result<BackendFactory> {
 ///
 /// # Errors
 /// [`Error::Planner`] when the component cannot be loaded.
-pub(crate) fn component_factory_with(limits: Limits) -> Result<BackendFactory> {
+pub fn component_factory_with(limits: PlanLimits) -> Result<BackendFactory> {
     ComponentBackend::new(limits)?;
     Ok(Arc::new(move || {
         Ok(Box::new(ComponentBackend::new(limits)?) as Box<dyn PlanBackend>)
@@ -123,13 +123,13 @@ pub(crate) fn component_factory_with(limits: Limits) -> Result<BackendFactory> {
 /// Makes backends for the pool.
 pub type BackendFactory = Arc<dyn Fn() -> Result<Box<dyn PlanBackend>> + Send + Sync>;
 
-/// The native factory under [`Limits::default`].
+/// The native factory under [`PlanLimits::default`].
 pub fn native_factory() -> BackendFactory {
-    native_factory_with(Limits::default())
+    native_factory_with(PlanLimits::default())
 }
 
 /// The native factory under `limits`.
-pub(crate) fn native_factory_with(limits: Limits) -> BackendFactory {
+pub fn native_factory_with(limits: PlanLimits) -> BackendFactory {
     Arc::new(move || Ok(Box::new(NativeBackend::new(limits)) as Box<dyn PlanBackend>))
 }
 

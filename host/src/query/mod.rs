@@ -26,7 +26,7 @@ use serde_json::{Value, json};
 pub use crate::ivf::Index;
 pub use backend::{
     BackendFactory, BackendPool, ComponentBackend, NativeBackend, PlanBackend, component_factory,
-    native_factory, parse_policy, policy_name,
+    component_factory_with, native_factory, native_factory_with, parse_policy, policy_name,
 };
 
 use crate::error::{Error, Result};
