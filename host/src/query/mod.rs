@@ -11,16 +11,18 @@
 //! code whatever the plan, and ties are broken by id.
 
 mod backend;
+mod cache;
+mod params;
+mod result;
 
 use std::ops::Range;
 use std::sync::Arc;
-use std::time::Duration;
 
 use bytes::Bytes;
 use object_store::ObjectStore;
 use object_store::path::Path;
+use planner_core::Plan;
 use planner_core::json::{Instance, PlanJson};
-use planner_core::{Method, Plan, Surrogate};
 use serde_json::{Value, json};
 
 pub use crate::ivf::Index;
@@ -28,161 +30,18 @@ pub use backend::{
     BackendFactory, BackendPool, ComponentBackend, NativeBackend, PlanBackend, component_factory,
     component_factory_with, native_factory, native_factory_with, parse_policy, policy_name,
 };
+pub use params::{ReadConfig, SearchParams};
+pub use result::{Explain, Neighbor, QueryStats, SearchResult};
 
 use crate::error::{Error, Result};
 use crate::ivf::distance::OrdF32;
 use crate::ivf::manifest::IndexKind;
 use crate::ivf::scan::{Candidate, Scanner, TopK, check_record, record_distance};
 use crate::store::{
-    Deadline, HedgePolicy, PlanOptions, PlannedRead, PlannedStore, PlannedStoreBuilder,
-    StatsSnapshot, into_host, planned_affine,
+    Deadline, PlanOptions, PlannedRead, PlannedStore, PlannedStoreBuilder, StatsSnapshot,
+    into_host, planned_affine,
 };
-
-/// Per-query search parameters.
-#[derive(Debug, Clone, PartialEq)]
-pub struct SearchParams {
-    /// Neighbours returned. Default 10.
-    pub k: usize,
-    /// Lists probed (faiss `nprobe`). Default 16.
-    pub nprobe: usize,
-    /// The planning policy. Default [`Method::Warp`].
-    pub method: Method,
-    /// Request budget `K_max`; `None` for no budget beyond one request per
-    /// interval. Default `None`.
-    pub k_max: Option<usize>,
-    /// Expected request parallelism `P` of one query; `None` for unbounded.
-    /// Default `Some(8.0)` (the host sets io_slots / Q).
-    pub parallelism: Option<f64>,
-    /// Request-time surrogate: the prior of the load-aware surrogate, or the
-    /// surrogate itself when [`ReadConfig::load_aware`] is off. Default
-    /// affine 25 ms + 5 ms/MiB (S3).
-    pub surrogate: Surrogate,
-    /// Tolerance of the ε-methods. Default 0.01.
-    pub epsilon: f64,
-    /// IVF-PQ: rerank the best `k · rerank` ADC candidates with exact
-    /// distances; `0` for no rerank. Ignored for IVF-Flat. Default 4.
-    pub rerank: usize,
-    /// Keep the planning instances and plans for `--explain`.
-    pub explain: bool,
-}
-
-impl Default for SearchParams {
-    fn default() -> Self {
-        Self {
-            k: 10,
-            nprobe: 16,
-            method: Method::Warp,
-            k_max: None,
-            parallelism: Some(8.0),
-            surrogate: Surrogate::S3,
-            epsilon: 0.01,
-            rerank: 4,
-            explain: false,
-        }
-    }
-}
-
-/// How a [`Searcher`] reads: hedging, deadline, stall timeout, load
-/// awareness. [`ReadConfig::default`]: hedging at a 5 % budget, no deadline,
-/// 10 s stall timeout, load-aware.
-#[derive(Debug, Clone, PartialEq)]
-pub struct ReadConfig {
-    /// Hedge straggling GETs; `None` turns hedging off.
-    pub hedge: Option<HedgePolicy>,
-    /// One deadline per query, covering the payload and rerank reads (and
-    /// their re-fetches). Default none.
-    pub deadline: Option<Duration>,
-    /// Abandon (and retry once) a response with no progress for this long.
-    /// Default 10 s.
-    pub stall_timeout: Duration,
-    /// Plan with the load-aware per-MiB term, [`SearchParams::surrogate`]
-    /// being its prior; off: plan with [`SearchParams::surrogate`] as given.
-    /// Default on.
-    pub load_aware: bool,
-}
-
-impl Default for ReadConfig {
-    fn default() -> Self {
-        Self {
-            hedge: Some(HedgePolicy::default()),
-            deadline: None,
-            stall_timeout: Duration::from_secs(10),
-            load_aware: true,
-        }
-    }
-}
-
-/// One neighbour.
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub struct Neighbor {
-    /// Row of the base vector.
-    pub id: u32,
-    /// Squared L2 distance.
-    pub distance: f32,
-}
-
-/// I/O figures of one query.
-#[derive(Debug, Clone, Copy, Default, PartialEq)]
-pub struct QueryStats {
-    /// Lists probed.
-    pub probes: usize,
-    /// Lists served from the cache.
-    pub cache_hits: usize,
-    /// Planned range GETs (hedges and re-fetches are counted apart).
-    pub gets: usize,
-    /// Bytes of the planned GETs.
-    pub bytes: u64,
-    /// Gap bytes fetched beyond the needed intervals.
-    pub overfetch_bytes: u64,
-    /// Wall time spent planning, µs.
-    pub plan_us: u64,
-    /// Hedge requests sent for straggling GETs.
-    pub hedges: usize,
-    /// Ranges fetched again (after a stall, a wrong range, a checksum
-    /// mismatch or a short answer).
-    pub refetches: usize,
-    /// The payload plan's surrogate `(fixed_ms, per_mib_ms)` (the load-aware
-    /// one when on); `None` when nothing was planned or it is piecewise.
-    pub surrogate: Option<(f64, f64)>,
-}
-
-/// What `--explain` shows for one planned fetch.
-#[derive(Debug, Clone, PartialEq)]
-pub struct Explain {
-    /// `payload` or `rerank`.
-    pub stage: &'static str,
-    /// The list numbers (payload) or rows (rerank) of the intervals.
-    pub items: Vec<u64>,
-    /// `{"instance": <DESIGN §5 instance, with the surrogate used>, "plan":
-    /// <plan>}`.
-    pub doc: Value,
-}
-
-/// A query's answer.
-#[derive(Debug, Clone, PartialEq)]
-pub struct SearchResult {
-    /// Nearest first, ties by id.
-    pub neighbors: Vec<Neighbor>,
-    /// I/O figures.
-    pub stats: QueryStats,
-    /// Planning documents when [`SearchParams::explain`] is set.
-    pub explain: Vec<Explain>,
-}
-
-/// A payload cache with a byte capacity (moka, TinyLFU admission).
-#[derive(Debug, Clone)]
-struct PayloadCache(Option<moka::future::Cache<u32, Bytes>>);
-
-impl PayloadCache {
-    fn new(bytes: u64) -> Self {
-        Self((bytes > 0).then(|| {
-            moka::future::Cache::builder()
-                .max_capacity(bytes)
-                .weigher(|_, v: &Bytes| u32::try_from(v.len()).unwrap_or(u32::MAX))
-                .build()
-        }))
-    }
-}
+use cache::PayloadCache;
 
 /// Runs queries against one [`Index`]: routing, cache, scanning, merging;
 /// reads through a [`PlannedStore`] over the index's store.

@@ -1,0 +1,61 @@
+//! What a search answers: the neighbours, the query's I/O figures and the
+//! `--explain` planning documents.
+
+use serde_json::Value;
+
+/// One neighbour.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Neighbor {
+    /// Row of the base vector.
+    pub id: u32,
+    /// Squared L2 distance.
+    pub distance: f32,
+}
+
+/// I/O figures of one query.
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub struct QueryStats {
+    /// Lists probed.
+    pub probes: usize,
+    /// Lists served from the cache.
+    pub cache_hits: usize,
+    /// Planned range GETs (hedges and re-fetches are counted apart).
+    pub gets: usize,
+    /// Bytes of the planned GETs.
+    pub bytes: u64,
+    /// Gap bytes fetched beyond the needed intervals.
+    pub overfetch_bytes: u64,
+    /// Wall time spent planning, µs.
+    pub plan_us: u64,
+    /// Hedge requests sent for straggling GETs.
+    pub hedges: usize,
+    /// Ranges fetched again (after a stall, a wrong range, a checksum
+    /// mismatch or a short answer).
+    pub refetches: usize,
+    /// The payload plan's surrogate `(fixed_ms, per_mib_ms)` (the load-aware
+    /// one when on); `None` when nothing was planned or it is piecewise.
+    pub surrogate: Option<(f64, f64)>,
+}
+
+/// What `--explain` shows for one planned fetch.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Explain {
+    /// `payload` or `rerank`.
+    pub stage: &'static str,
+    /// The list numbers (payload) or rows (rerank) of the intervals.
+    pub items: Vec<u64>,
+    /// `{"instance": <DESIGN §5 instance, with the surrogate used>, "plan":
+    /// <plan>}`.
+    pub doc: Value,
+}
+
+/// A query's answer.
+#[derive(Debug, Clone, PartialEq)]
+pub struct SearchResult {
+    /// Nearest first, ties by id.
+    pub neighbors: Vec<Neighbor>,
+    /// I/O figures.
+    pub stats: QueryStats,
+    /// Planning documents when [`SearchParams::explain`] is set.
+    pub explain: Vec<Explain>,
+}
