@@ -138,6 +138,9 @@ impl Suite {
                 w.queries_per_run
             )));
         }
+        if w.repeats == 0 {
+            return Err(Error::config("--repeat", 0, "must be >= 1"));
+        }
         let mut book = AnswerBook::new(nq);
         let mut rows = Vec::with_capacity(self.runs.len());
         for spec in &self.runs {
@@ -150,9 +153,6 @@ impl Suite {
             })?;
             if spec.concurrency == 0 {
                 return Err(Error::config("--concurrency", 0, "must be >= 1"));
-            }
-            if w.repeats == 0 {
-                return Err(Error::config("--repeat", 0, "must be >= 1"));
             }
             let mut repeats = Vec::with_capacity(w.repeats);
             for _ in 0..w.repeats {

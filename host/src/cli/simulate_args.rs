@@ -7,12 +7,7 @@ use clap::Args;
 
 use super::args::{latency_ms, non_negative, probability};
 use crate::config::HostConfigBuilder;
-use crate::store::SimulateConfig;
-
-/// Largest `--sim-tail-factor` (as [`SimulateConfig::validate`]).
-const MAX_TAIL_FACTOR: f64 = 1000.0;
-/// Largest `--sim-first-byte-sigma` (as [`SimulateConfig::validate`]).
-const MAX_SIGMA: f64 = 3.0;
+use crate::store::{MAX_FIRST_BYTE_SIGMA, MAX_TAIL_FACTOR, SimulateConfig};
 
 /// The simulated-S3 flags (`--simulate s3` and its parameters; see
 /// [`SimulateConfig`] for the model and the defaults' sources).
@@ -87,7 +82,7 @@ fn tail_factor(s: &str) -> Result<f64, String> {
 
 /// `--sim-first-byte-sigma`: a finite number in `[0, 3]`.
 fn sigma(s: &str) -> Result<f64, String> {
-    bounded(s, 0.0, MAX_SIGMA)
+    bounded(s, 0.0, MAX_FIRST_BYTE_SIGMA)
 }
 
 fn bounded(s: &str, lo: f64, hi: f64) -> Result<f64, String> {

@@ -74,7 +74,7 @@ pub use planned::{
     hedge, load,
 };
 pub(crate) use planned::{affine as planned_affine, into_host};
-pub use simulated::{SimulateConfig, SimulatedStore};
+pub use simulated::{MAX_FIRST_BYTE_SIGMA, MAX_TAIL_FACTOR, SimulateConfig, SimulatedStore};
 
 use crate::error::{Error, Result};
 

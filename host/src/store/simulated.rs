@@ -46,6 +46,12 @@ use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use tokio::time::Instant;
 
+/// Largest tail factor [`SimulateConfig::validate`] accepts.
+pub const MAX_TAIL_FACTOR: f64 = 1000.0;
+/// Largest first-byte log-standard-deviation [`SimulateConfig::validate`]
+/// accepts.
+pub const MAX_FIRST_BYTE_SIGMA: f64 = 3.0;
+
 /// Parameters of the simulated S3 profile. [`SimulateConfig::s3`] gives the
 /// defaults; each field says where its default comes from.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -155,17 +161,18 @@ impl SimulateConfig {
             (
                 "tail_min_factor",
                 self.tail_min_factor,
-                (1.0..=1000.0).contains(&self.tail_min_factor),
+                (1.0..=MAX_TAIL_FACTOR).contains(&self.tail_min_factor),
             ),
             (
                 "tail_max_factor",
                 self.tail_max_factor,
-                self.tail_max_factor >= self.tail_min_factor && self.tail_max_factor <= 1000.0,
+                self.tail_max_factor >= self.tail_min_factor
+                    && self.tail_max_factor <= MAX_TAIL_FACTOR,
             ),
             (
                 "first_byte_sigma",
                 self.first_byte_sigma,
-                (0.0..=3.0).contains(&self.first_byte_sigma),
+                (0.0..=MAX_FIRST_BYTE_SIGMA).contains(&self.first_byte_sigma),
             ),
             (
                 "per_conn_mib_per_s",
