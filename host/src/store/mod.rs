@@ -1,4 +1,11 @@
-//! Object stores by URL (S3 in [`s3`]), and the latency-simulating wrapper.
+//! Object stores by URL (S3 in `s3.rs`), and the layers over them.
+//!
+//! - here: [`open`] and its variants, [`StoreLocation`];
+//! - `options.rs`: [`StoreOptions`], the S3 client's bounds;
+//! - `read.rs`: whole-object reads under a bound ([`get_bounded`],
+//!   [`preload`], [`missing_index_reason`]);
+//! - [`planned`]: [`PlannedStore`], the planner as an `ObjectStore` layer;
+//! - `simulated.rs`: [`SimulatedStore`], the latency-simulating wrapper.
 //!
 //! [`open`] turns a location into an [`ObjectStore`] plus the path prefix the
 //! index lives under:
@@ -55,71 +62,31 @@
 //! stalled server cost 30 s per attempt and a dead one 181.6 s. The
 //! `AWS_*TIMEOUT` variables are overridden by [`StoreOptions`].
 
-mod planned;
+mod options;
+pub mod planned;
+mod read;
 mod s3;
 mod simulated;
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex, OnceLock};
-use std::time::Duration;
 
 use object_store::ObjectStore;
 use object_store::local::LocalFileSystem;
 use object_store::memory::InMemory;
 use object_store::path::Path;
 
+pub use options::StoreOptions;
 pub use planned::{
     CallStats, Deadline, HedgePolicy, LoadEstimator, LoadSnapshot, PlanOptions, PlannedError,
     PlannedRead, PlannedStore, PlannedStoreBuilder, STORE_NAME, StatsSnapshot, deadline_exceeded,
     hedge, load,
 };
 pub(crate) use planned::{affine as planned_affine, into_host};
+pub use read::{PRELOAD_MAX_BYTES, get_bounded, missing_index_reason, preload};
 pub use simulated::{MAX_FIRST_BYTE_SIGMA, MAX_TAIL_FACTOR, SimulateConfig, SimulatedStore};
 
 use crate::error::{Error, Result};
-
-/// Limits of the HTTP client of remote (`s3://`) stores. Local and memory
-/// stores ignore them.
-///
-/// Worst case before an error, per request: a server that refuses
-/// connections fails after `max_retries` quick attempts (backoff 100 ms,
-/// doubling); one that accepts and never answers fails after about
-/// `retry_timeout + read_timeout` (no attempt starts after `retry_timeout`,
-/// each attempt stalls at most `read_timeout`). With the defaults: under a
-/// second, and about 15 s (object_store's own defaults: 181.6 s measured).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct StoreOptions {
-    /// Time allowed to open a TCP (and TLS) connection. Default 5 s.
-    pub connect_timeout: Duration,
-    /// Longest wait for the next bytes of a response (a stalled server).
-    /// Default 5 s.
-    pub read_timeout: Duration,
-    /// Whole request, from connecting to the last body byte. Default 60 s
-    /// (a payload PUT of a large build must fit).
-    pub request_timeout: Duration,
-    /// Retries of a failed request (5xx, connection errors, timeouts of
-    /// reads). Default 3.
-    pub max_retries: usize,
-    /// No retry starts later than this after the first attempt. Default 10 s.
-    pub retry_timeout: Duration,
-    /// Use the EC2 instance metadata service for credentials when no
-    /// `AWS_*` credential variable is set. Default `false`; also turned on
-    /// by `WARP_S3_INSTANCE_METADATA=true`.
-    pub instance_metadata: bool,
-}
-
-impl Default for StoreOptions {
-    fn default() -> Self {
-        Self {
-            connect_timeout: Duration::from_secs(5),
-            read_timeout: Duration::from_secs(5),
-            request_timeout: Duration::from_secs(60),
-            max_retries: 3,
-            retry_timeout: Duration::from_secs(10),
-            instance_metadata: false,
-        }
-    }
-}
 
 /// An opened store and the prefix under which an index lives.
 #[derive(Debug, Clone)]
@@ -148,136 +115,10 @@ impl StoreLocation {
     }
 }
 
-/// Most bytes [`preload`] copies into memory: 8 GiB.
-pub const PRELOAD_MAX_BYTES: u64 = 8 << 30;
-
-/// Copies every object under `loc.prefix` into a fresh in-memory store.
-///
-/// Benchmarks use it so that reading the simulated store costs no CPU of the
-/// machine under test (a real object store's servers are elsewhere): only the
-/// simulated latency and link remain.
-///
-/// # Errors
-/// [`Error::Store`] when listing or reading fails; [`Error::Input`] when the
-/// objects hold more than [`PRELOAD_MAX_BYTES`] (checked from the listing,
-/// before anything is read).
-pub async fn preload(loc: &StoreLocation) -> Result<StoreLocation> {
-    use futures::TryStreamExt;
-    use object_store::ObjectStoreExt;
-    let mem = Arc::new(InMemory::new());
-    let err = |op: &'static str, path: String| move |source| Error::Store { op, path, source };
-    let metas: Vec<_> = loc
-        .store
-        .list(Some(&loc.prefix))
-        .try_collect()
-        .await
-        .map_err(err("list", loc.prefix.to_string()))?;
-    let total: u64 = metas.iter().map(|m| m.size).sum();
-    if total > PRELOAD_MAX_BYTES {
-        return Err(Error::input(format!(
-            "{} holds {total} bytes; preloading into memory is limited to {PRELOAD_MAX_BYTES}",
-            loc.display
-        )));
-    }
-    for meta in metas {
-        let path = meta.location;
-        let bytes = async { loc.store.get(&path).await?.bytes().await }
-            .await
-            .map_err(err("get", path.to_string()))?;
-        mem.put(&path, bytes.into())
-            .await
-            .map_err(err("put", path.to_string()))?;
-    }
-    Ok(StoreLocation {
-        store: mem,
-        prefix: loc.prefix.clone(),
-        display: format!("{} (preloaded into memory)", loc.display),
-    })
-}
-
-/// Reads a whole object, refusing one larger than `max_bytes` before its
-/// body is read (from the size the store reports), and a body whose length
-/// differs from that size.
-///
-/// Returns the bytes and when the object was written.
-///
-/// # Errors
-/// [`Error::Store`] when the read fails (`NotFound` included);
-/// [`Error::Index`] when the object is too large or its body is not the
-/// announced size.
-pub async fn get_bounded(
-    loc: &StoreLocation,
-    path: &Path,
-    max_bytes: u64,
-) -> Result<(bytes::Bytes, std::time::SystemTime)> {
-    use object_store::ObjectStoreExt;
-    let store_err = |source| Error::Store {
-        op: "get",
-        path: path.to_string(),
-        source,
-    };
-    let got = loc.store.get(path).await.map_err(store_err)?;
-    let size = got.meta.size;
-    if size > max_bytes {
-        return Err(Error::index(format!(
-            "{path} has {size} bytes, more than the {max_bytes} allowed for it"
-        )));
-    }
-    let written = std::time::SystemTime::from(got.meta.last_modified);
-    let bytes = got.bytes().await.map_err(store_err)?;
-    if bytes.len() as u64 != size {
-        return Err(Error::index(format!(
-            "{path}: read {} bytes, the store announced {size}",
-            bytes.len()
-        )));
-    }
-    Ok((bytes, written))
-}
-
 /// Removes `user:password@` and secret query values from a URL for display
 /// (see [`crate::error::redact_text`]).
 pub fn redact(url: &str) -> String {
     crate::error::redact_url(url)
-}
-
-/// Why there is no index at `loc`, as one line for an [`Error::Index`]:
-/// the bucket does not exist, nothing is stored under the prefix, or objects
-/// are there but no `manifest.json` (an interrupted first build).
-///
-/// Call it when reading the manifest returned `NotFound`. It lists at most
-/// one page under the prefix.
-pub async fn missing_index_reason(loc: &StoreLocation) -> String {
-    use futures::StreamExt;
-    let manifest = crate::ivf::manifest::MANIFEST;
-    let mut listing = loc.store.list(Some(&loc.prefix));
-    match listing.next().await {
-        None => format!(
-            "no index at {} (nothing stored there; run `warp build` first)",
-            loc.display
-        ),
-        Some(Ok(_)) => format!(
-            "no index at {} (objects but no {manifest}: an interrupted first build? run `warp build` again, then `warp gc`)",
-            loc.display
-        ),
-        Some(Err(e)) => {
-            let text = crate::error::chain(&e);
-            if text.contains("NoSuchBucket") {
-                let bucket = s3_bucket(&loc.display).unwrap_or("of this URL");
-                format!("bucket {bucket} does not exist ({})", loc.display)
-            } else {
-                format!(
-                    "no index at {} (no {manifest}, and listing failed: {text})",
-                    loc.display
-                )
-            }
-        }
-    }
-}
-
-/// The bucket of an `s3://bucket/…` display string.
-fn s3_bucket(display: &str) -> Option<&str> {
-    let rest = display.strip_prefix("s3://")?;
-    rest.split(['/', ' ']).next().filter(|b| !b.is_empty())
 }
 
 fn memory_store(name: &str) -> Arc<InMemory> {
@@ -434,6 +275,8 @@ pub fn open_with_env(location: &str, options: &StoreOptions, env: &Env) -> Resul
 
 #[cfg(test)]
 mod tests {
+    use std::time::Duration;
+
     use super::s3::check_endpoint;
     use super::*;
 
@@ -707,30 +550,5 @@ mod tests {
             !err.contains('\n') && !err.contains("builder error"),
             "{err}"
         );
-    }
-
-    #[tokio::test]
-    async fn missing_index_reasons() {
-        let loc = open("memory://missing-index-reason").unwrap();
-        assert!(
-            missing_index_reason(&loc)
-                .await
-                .contains("nothing stored there"),
-            "{}",
-            missing_index_reason(&loc).await
-        );
-        use object_store::ObjectStoreExt;
-        loc.store
-            .put(&loc.child("payload-x.bin"), vec![1u8].into())
-            .await
-            .unwrap();
-        assert!(
-            missing_index_reason(&loc)
-                .await
-                .contains("but no manifest.json")
-        );
-        assert_eq!(s3_bucket("s3://b/x (simulated S3)"), Some("b"));
-        assert_eq!(s3_bucket("s3://b"), Some("b"));
-        assert_eq!(s3_bucket("memory://b"), None);
     }
 }

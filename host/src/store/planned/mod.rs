@@ -28,14 +28,14 @@
 //!    range; empty ranges answer empty bytes; a range ending past the object
 //!    is cut at its end, one starting at or past it is an error) and
 //!    normalizes them into sorted disjoint intervals `I_1..I_n`
-//!    ([`ranges`]);
+//!    (`ranges.rs`);
 //! 2. plans them (DESIGN §2): a partition `π` into at most `K_max` groups,
 //!    group `g` fetched as one range of length `L_g`, minimizing
 //!    `T_P(π) = W(π)/P + (1 − 1/P)·B(π)` with `W = Σ_g t(L_g)`,
 //!    `B = max_g t(L_g)`, `t(L) = fixed + per_mib · L/2²⁰` — with the
 //!    planner component or natively (a [`BackendPool`](crate::query::BackendPool));
 //! 3. issues the `|π|` GETs concurrently, each under a slot of the shared
-//!    I/O semaphore, with a read-stall timeout and one retry ([`get`]) and a
+//!    I/O semaphore, with a read-stall timeout and one retry (`get.rs`) and a
 //!    hedge when one straggles ([`hedge`]); the whole call is bounded by its
 //!    deadline, if any;
 //! 4. slices each requested range back out of the bodies, in request order.

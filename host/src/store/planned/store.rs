@@ -145,7 +145,7 @@ impl<S: ObjectStore + ?Sized> PlannedStore<S> {
     /// Reads `ranges` of `location` with `opts`, by `deadline` if given.
     ///
     /// 1. validate and normalize the ranges into sorted disjoint intervals
-    ///    ([`ranges`](super::ranges));
+    ///    (`ranges.rs`);
     /// 2. plan them with the surrogate of [`surrogate_for`](Self::surrogate_for);
     ///    load-aware (`warp`), also at wider parallelism and, once the
     ///    link's capacity is known, at every per-MiB price of
