@@ -55,7 +55,7 @@ pub struct Limits {
     pub input_bytes: u64,
     /// Largest in-memory dataset: vector files read whole, generated
     /// vectors, and the estimated working set of `warp build`
-    /// ([`crate::dataset::DatasetShape::memory_bytes`]), bytes. Default 3/4
+    /// ([`DatasetSpec::memory_bytes`](crate::dataset::DatasetSpec::memory_bytes)), bytes. Default 3/4
     /// of the machine's memory (`/proc/meminfo`), or 8 GiB where unknown
     /// (`WARP_MAX_DATA_BYTES`, flag `--max-data-bytes`).
     pub data_bytes: u64,

@@ -2,7 +2,7 @@
 //! before any work so a bad value costs nothing (one line naming the flag).
 //!
 //! The bounds are what this kind of machine can finish: a run's memory no
-//! longer grows with its query count (see [`super::suite`]), so the limits
+//! longer grows with its query count (see [`Suite`](super::Suite)), so the limits
 //! on counts bound *time* (a million queries at ~1 000 QPS is ~17 minutes per
 //! run), and the limits on concurrency bound tasks and sockets in flight.
 

@@ -1,7 +1,7 @@
 //! The tuned-greedy baseline: a fixed coalescing rule (`coalesce:GAP:SPAN`)
 //! whose thresholds are tuned by grid search on a validation workload (seed
 //! summary §7.2). Workloads are judged with planner-core's
-//! [`plan_log`](planner_core::reorder::plan_log): plan totals (GETs, bytes,
+//! [`plan_log`]: plan totals (GETs, bytes,
 //! `Σ T_P`) of every query of a probe log under a layout.
 
 use planner_core::Method;

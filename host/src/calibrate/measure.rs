@@ -214,7 +214,7 @@ pub fn scratch_bytes(len: usize, seed: u64) -> Vec<u8> {
 /// # Errors
 /// [`MeasureConfig::validate`]'s; [`Error::Store`] when a GET fails;
 /// [`Error::Input`] when one returns the wrong number of bytes or takes
-/// longer than [`GET_TIMEOUT`].
+/// longer than `GET_TIMEOUT` (120 s).
 pub async fn measure(
     store: Arc<dyn ObjectStore>,
     path: &Path,

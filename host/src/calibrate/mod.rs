@@ -15,7 +15,7 @@
 //!    concurrency ([`SizeStats`]).
 //! 3. Three fits of the medians, each a valid planner [`Surrogate`]:
 //!    [`fit_affine`] (least squares), [`fit_convex`] (convex nondecreasing
-//!    piecewise-linear, convex regression on a hinge basis via [`nnls`]) and
+//!    piecewise-linear, convex regression on a hinge basis via [`nnls()`]) and
 //!    [`fit_monotone`] (isotonic, pool-adjacent-violators), each scored by its
 //!    leave-one-size-out MAPE ([`loso_mape`]).
 //! 4. [`Calibration::from_measurements`] fits every concurrency, picks a

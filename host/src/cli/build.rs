@@ -74,7 +74,7 @@ pub struct BuildArgs {
     /// k-means iterations, 1..=1000.
     #[arg(long, default_value_t = 10, value_parser = RangedU64ValueParser::<usize>::new().range(1..=MAX_NITER))]
     pub niter: usize,
-    /// Payload layout: identity, random[:SEED], pca_1d, pca_zorder[:DIMS], pca_hilbert[:DIMS], spectral[:SEED].
+    /// Payload layout: identity, random, random:SEED, pca_1d, pca_zorder, pca_zorder:DIMS, pca_hilbert, pca_hilbert:DIMS, spectral, spectral:SEED.
     #[arg(long, alias = "reorder", default_value = "pca_zorder", value_parser = parse_layout)]
     pub layout: Layout,
     /// Seed of data generation, sampling and k-means.

@@ -1,6 +1,6 @@
 //! `warp demo`: the whole story on one machine, no cloud — SIFT-like data,
 //! an IVF index in two payload layouts, and the planning policies on the
-//! project's simulated S3 store (flags → [`DemoConfig`] → [`Suite`]).
+//! project's simulated S3 store (flags → [`DemoConfig`] → [`Suite`](crate::bench::Suite)).
 
 use std::path::PathBuf;
 use std::time::Instant;

@@ -5,7 +5,7 @@
 //! runtime shares); `--native` calls planner-core directly. Both print the same
 //! bytes: the instance is parsed and the plan printed by the same code, only
 //! the planning runs in one place or the other. Both run under the same
-//! [`Limits`](crate::config::Limits): the input size, the planner workspace
+//! [`Limits`]: the input size, the planner workspace
 //! and the deadline are checked here, before and around either runtime.
 
 use std::path::PathBuf;

@@ -39,7 +39,7 @@ pub struct QueryArgs {
     /// Query number N of the query set stored with the index (default 0).
     #[arg(long)]
     pub query_index: Option<usize>,
-    /// Planning method: warp, separate, lance_rule, object_store_rule, coalesce:GAP[:SPAN], min_w, min_b, frontier, lagrangian, exact.
+    /// Planning method: warp, separate, lance_rule, object_store_rule, coalesce:GAP, coalesce:GAP:SPAN, min_w, min_b, frontier, lagrangian, exact.
     #[arg(long, alias = "policy", default_value = "warp", value_parser = parse_method)]
     pub method: Method,
     /// Also print the probe intervals and the plan (the `warp plan` instance and plan JSON).

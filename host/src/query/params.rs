@@ -52,7 +52,7 @@ impl Default for SearchParams {
     }
 }
 
-/// How a [`Searcher`] reads: hedging, deadline, stall timeout, load
+/// How a [`Searcher`](super::Searcher) reads: hedging, deadline, stall timeout, load
 /// awareness. [`ReadConfig::default`]: hedging at a 5 % budget, no deadline,
 /// 10 s stall timeout, load-aware.
 #[derive(Debug, Clone, PartialEq)]

@@ -56,6 +56,6 @@ pub struct SearchResult {
     pub neighbors: Vec<Neighbor>,
     /// I/O figures.
     pub stats: QueryStats,
-    /// Planning documents when [`SearchParams::explain`] is set.
+    /// Planning documents when [`SearchParams::explain`](super::SearchParams::explain) is set.
     pub explain: Vec<Explain>,
 }
