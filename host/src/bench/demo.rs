@@ -8,14 +8,16 @@
 
 use std::sync::Arc;
 
+use planner_core::reorder::Layout;
 use planner_core::{Method, Pricing, Surrogate};
 
 use super::cache::CacheSize;
 use super::limits::{MAX_CONCURRENCY, MAX_QUERIES, MAX_WARMUP, check_range};
 use super::suite::{RunSpec, Suite, Target, Workload};
 use crate::config::PlannerKind;
+use crate::dataset::ground_truth;
 use crate::error::{Error, Result};
-use crate::ivf::layout::parse_layout;
+use crate::ivf::layout::order_for;
 use crate::ivf::synthetic::{SyntheticParams, generate};
 use crate::ivf::{self, IvfBuildParams};
 use crate::query::{BackendFactory, Index, SearchParams, component_factory, native_factory};
@@ -50,8 +52,8 @@ pub struct DemoConfig {
     pub queries: usize,
     /// Warm-up queries per run.
     pub warmup: usize,
-    /// Reorder method of the second layout (`identity` for one layout).
-    pub reorder: String,
+    /// Layout of the second index (`identity` for one index).
+    pub layout: Layout,
     /// Global I/O slots.
     pub io_slots: usize,
     /// Which planner plans.
@@ -71,7 +73,7 @@ impl Default for DemoConfig {
             concurrency: vec![32],
             queries: 1000,
             warmup: 0,
-            reorder: "pca_zorder".into(),
+            layout: Layout::default(),
             io_slots: 64,
             planner: PlannerKind::Component,
             seed: 42,
@@ -81,8 +83,8 @@ impl Default for DemoConfig {
 }
 
 impl DemoConfig {
-    /// Checks every number against its bound and the reorder name, before
-    /// any work.
+    /// Checks every number against its bound, before any work (the layout
+    /// is typed: clap parsed it).
     ///
     /// # Errors
     /// [`Error::Config`] naming the flag.
@@ -103,16 +105,15 @@ impl DemoConfig {
         for &q in &self.concurrency {
             check_range("--concurrency", q, 1, MAX_CONCURRENCY)?;
         }
-        parse_layout(&self.reorder)?;
         Ok(())
     }
 
-    /// The layouts: `identity`, then the reorder method unless it is
+    /// The layouts: `identity`, then [`DemoConfig::layout`] unless it is
     /// `identity`.
-    pub fn layouts(&self) -> Vec<String> {
-        let mut v = vec!["identity".to_string()];
-        if self.reorder != "identity" {
-            v.push(self.reorder.clone());
+    pub fn layouts(&self) -> Vec<Layout> {
+        let mut v = vec![Layout::Identity];
+        if self.layout != Layout::Identity {
+            v.push(self.layout);
         }
         v
     }
@@ -203,8 +204,7 @@ pub async fn prepare(cfg: &DemoConfig, say: impl Fn(String)) -> Result<Suite> {
         ..SyntheticParams::default()
     });
     let gt_k = 10;
-    // TODO(merge): ground_truth and order_for move out of cli/build.rs.
-    let gt = crate::cli::build::ground_truth(&queries, &base, dim, gt_k);
+    let gt = ground_truth(&queries, &base, dim, gt_k);
     say(format!("k-means, nlist = {}", cfg.nlist));
     let trained = ivf::train(
         &base,
@@ -218,16 +218,17 @@ pub async fn prepare(cfg: &DemoConfig, say: impl Fn(String)) -> Result<Suite> {
     let layouts = cfg.layouts();
     let factory = factory(cfg.planner)?;
     let mut targets = Vec::new();
-    for m in &layouts {
-        let order = crate::cli::build::order_for(m, &trained, &base, cfg.seed)?;
-        let url = format!("memory://warp-demo-{}-{m}", std::process::id());
+    for layout in &layouts {
+        let order = order_for(layout, &trained, &base)?;
+        let name = layout.to_string();
+        let url = format!("memory://warp-demo-{}-{name}", std::process::id());
         let loc = store::open(&url)?;
         ivf::write(
             &loc,
             &base,
             &trained,
             &order,
-            m,
+            &name,
             ivf::Workload {
                 queries: Some(&queries),
                 groundtruth: Some((&gt, gt_k)),
@@ -236,7 +237,7 @@ pub async fn prepare(cfg: &DemoConfig, say: impl Fn(String)) -> Result<Suite> {
         .await?;
         let index = Arc::new(Index::open(loc.simulated(SimulateConfig::s3())).await?);
         targets.push(Target {
-            layout: m.clone(),
+            layout: name,
             index,
         });
     }
@@ -266,7 +267,7 @@ mod tests {
     fn validation_names_the_flag_before_work() {
         let ok = DemoConfig::default();
         ok.validate().unwrap();
-        let cases: [(&str, DemoConfig); 7] = [
+        let cases: [(&str, DemoConfig); 6] = [
             (
                 "--concurrency",
                 DemoConfig {
@@ -300,13 +301,6 @@ mod tests {
                 "--io-slots",
                 DemoConfig {
                     io_slots: 0,
-                    ..ok.clone()
-                },
-            ),
-            (
-                "--layout",
-                DemoConfig {
-                    reorder: "nope".into(),
                     ..ok.clone()
                 },
             ),

@@ -15,17 +15,14 @@ use serde_json::json;
 
 use super::args::{OutputArgs, layout_name, parse_bytes_nonzero, parse_layout};
 use crate::config::HostConfigBuilder;
-use crate::dataset::DatasetSpec;
+use crate::dataset::{Dataset, DatasetSpec};
 use crate::error::Result;
-use crate::ivf::layout::order_for as layout_order;
+use crate::ivf::layout::order_for;
 use crate::ivf::{self, IvfBuildParams, Workload};
 use crate::output::Output;
 use crate::progress::Progress;
 use crate::search::runtime;
 use crate::store;
-
-pub use crate::dataset::{Dataset, ground_truth};
-pub use crate::ivf::layout::order_for;
 
 /// Largest `--synthetic` (ids are `u32`).
 pub const MAX_SYNTHETIC: u64 = u32::MAX as u64;
@@ -159,7 +156,7 @@ pub fn execute(args: &BuildArgs) -> Result<()> {
     let trained = ivf::train(&ds.base, ds.dim, &params)?;
     let t_train = t1.elapsed().as_secs_f64();
     let pb = Progress::new(1, "layout");
-    let order = layout_order(&layout, &trained, &ds.base, args.seed)?;
+    let order = order_for(&args.layout, &trained, &ds.base)?;
     pb.finish();
     let workload = Workload {
         queries: (!ds.queries.is_empty()).then_some(&ds.queries[..]),

@@ -7,8 +7,10 @@ use std::time::Instant;
 
 use clap::Args;
 use planner_core::Method;
+use planner_core::reorder::Layout;
 use serde_json::json;
 
+use super::args::parse_layout;
 use crate::bench::demo::{DEMO_DIM, DemoConfig, prepare};
 use crate::bench::limits::{MAX_SWEEP, check_range, parse_concurrency};
 use crate::bench::plot::{PlotContext, command_line, machine_description, write_all};
@@ -42,8 +44,8 @@ pub struct DemoArgs {
     #[arg(long = "cache-mib", value_name = "SIZES", default_value = "0")]
     pub cache_mib: String,
     /// Layout of the second index (the first is identity), e.g. pca_zorder:5 or spectral.
-    #[arg(long = "layout", alias = "reorder", default_value = "pca_zorder")]
-    pub reorder: String,
+    #[arg(long, alias = "reorder", default_value = "pca_zorder", value_parser = parse_layout)]
+    pub layout: Layout,
     /// Global I/O slots (1..=4096).
     #[arg(long, default_value_t = 64)]
     pub io_slots: usize,
@@ -76,7 +78,7 @@ impl DemoArgs {
             concurrency: parse_concurrency("--concurrency", &self.concurrency)?,
             queries: self.queries,
             warmup: self.warmup,
-            reorder: self.reorder.clone(),
+            layout: self.layout,
             io_slots: self.io_slots,
             planner: if self.native {
                 PlannerKind::Native
@@ -124,7 +126,11 @@ pub fn execute(args: &DemoArgs) -> Result<()> {
         let suite = prepare(&cfg, say).await?;
         say(format!(
             "layouts written ({}); benchmarking on simulated S3 (the project's simulator: {} ms first byte, +{} ms/MiB, {}% tail), Q = {}, nprobe = {}",
-            cfg.layouts().join(", "),
+            cfg.layouts()
+                .iter()
+                .map(Layout::to_string)
+                .collect::<Vec<_>>()
+                .join(", "),
             sim.first_byte_ms,
             sim.per_mib_ms,
             sim.tail_probability * 100.0,
@@ -172,9 +178,8 @@ pub fn execute(args: &DemoArgs) -> Result<()> {
         "every policy and layout returned identical neighbours for all {} queries",
         cfg.queries
     );
-    let layouts = cfg.layouts();
-    let best = layouts.last().map_or("identity", String::as_str);
-    if let Some(line) = headline(&rows, best) {
+    let best = cfg.layouts().last().map(Layout::to_string);
+    if let Some(line) = headline(&rows, best.as_deref().unwrap_or("identity")) {
         println!("{line} ({:.0} s total)", t0.elapsed().as_secs_f64());
     }
     for p in &plots {
