@@ -18,6 +18,9 @@ fn too_large(flag: &str, what: &str, limit: u64, raise: &str) -> Error {
     ))
 }
 
+/// How to raise the input-size limit, for [`read_text`]'s `raise`.
+pub const RAISE_INPUT: &str = "--max-input-bytes or WARP_MAX_INPUT_BYTES";
+
 /// Reads the text file `path` (`-` = standard input) of at most `limit`
 /// bytes. `flag` names it in errors; `raise` says how to raise the limit.
 ///

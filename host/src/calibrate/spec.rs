@@ -1,10 +1,13 @@
 //! The DESIGN §5 `surrogate` JSON form, as a serde type (for the index
 //! manifest and `warp calibrate --out`).
 
+use std::path::Path;
+
 use planner_core::{Breakpoint, Surrogate};
 use serde::{Deserialize, Serialize};
 
 use crate::error::{Error, Result};
+use crate::input::{RAISE_INPUT, read_text};
 
 /// A request-time surrogate in the DESIGN §5 form:
 /// `{"affine": {"fixed_ms": 25.0, "per_mib_ms": 5.0}}` or
@@ -25,6 +28,25 @@ pub enum SurrogateSpec {
 }
 
 impl SurrogateSpec {
+    /// Reads a surrogate file in this form (e.g. `warp calibrate --out`) of
+    /// at most `limit` bytes; `flag` names it in errors.
+    ///
+    /// # Errors
+    /// [`Error::Input`] / [`Error::Io`] for a too large or unreadable file,
+    /// [`Error::Config`] on `flag` when it is not this form, and
+    /// [`SurrogateSpec::to_surrogate`]'s errors.
+    pub fn read(path: &Path, flag: &str, limit: u64) -> Result<Surrogate> {
+        let text = read_text(path, flag, limit, RAISE_INPUT)?;
+        let spec: SurrogateSpec = serde_json::from_str(text.trim()).map_err(|e| {
+            Error::config(
+                flag,
+                path.display(),
+                format!("not a DESIGN §5 surrogate: {e}"),
+            )
+        })?;
+        spec.to_surrogate()
+    }
+
     /// The planner's surrogate, validated.
     ///
     /// # Errors

@@ -17,7 +17,7 @@ use planner_core::json::{Instance, PlanJson};
 use super::args::{OutputArgs, parse_bytes_nonzero};
 use crate::config::{HostConfigBuilder, Limits};
 use crate::error::{Error, Result};
-use crate::input::{read_text, stdin_is_terminal};
+use crate::input::{RAISE_INPUT, read_text, stdin_is_terminal};
 use crate::output::{Output, note};
 use crate::query::{ComponentBackend, NativeBackend, PlanBackend};
 
@@ -104,12 +104,7 @@ pub fn execute(args: &PlanArgs) -> Result<()> {
             "warp plan: reading the instance JSON from standard input (end it with Ctrl-D), or pass --input FILE",
         );
     }
-    let text = read_text(
-        &args.input,
-        "--input",
-        limits.input_bytes,
-        "--max-input-bytes or WARP_MAX_INPUT_BYTES",
-    )?;
+    let text = read_text(&args.input, "--input", limits.input_bytes, RAISE_INPUT)?;
     // Planner refusals print exactly their one line (the golden vectors'
     // `error`), the same from both runtimes.
     let inst = Instance::from_json(&text).map_err(|e| Error::input(e.to_string()))?;
