@@ -1,7 +1,8 @@
 //! Vector file formats: the TEXMEX/SIFT `.fvecs` / `.ivecs` / `.bvecs` files,
 //! NumPy `.npy` arrays and big-ann-benchmarks `.fbin` / `.u8bin` / `.i8bin` /
 //! `.ibin` files ([`bigann`], which also shows the one-line conversion of
-//! ann-benchmarks HDF5 files).
+//! ann-benchmarks HDF5 files); the text inputs of `warp reorder` (sizes,
+//! query logs) are in [`reorder_input`].
 //!
 //! TEXMEX files store each vector as a little-endian `i32` dimension followed
 //! by `dim` components (`f32`, `i32` or `u8`). Every vector of a file must have
@@ -12,6 +13,7 @@
 //! no rows is an error (there is no dimension to report).
 
 pub mod bigann;
+pub mod reorder_input;
 
 use std::fmt;
 use std::io::{BufWriter, Write};
