@@ -25,6 +25,10 @@
 //!    §5 form ([`SurrogateSpec`]) that `warp plan` and the index manifest read.
 //!
 //! Fitting is pure and deterministic; only [`measure`] does I/O.
+//!
+//! The baseline a calibrated planner is compared with lives here too:
+//! [`greedy`] tunes a fixed `coalesce:GAP:SPAN` rule on a probe log, and
+//! [`shift`] runs the shift study (`warp tune-greedy`).
 
 mod affine;
 mod convex;
@@ -35,8 +39,10 @@ mod measure;
 pub mod nnls;
 mod plot;
 mod report;
+pub mod shift;
 mod spec;
 mod stats;
+mod target;
 
 use planner_core::Surrogate;
 
@@ -53,6 +59,7 @@ pub use plot::plot_svg;
 pub use report::{Calibration, ConcurrencyFits, Recovered};
 pub use spec::SurrogateSpec;
 pub use stats::{SizeStats, percentile, summarize};
+pub use target::{SCRATCH_PREFIX, Target};
 
 use crate::error::{Error, Result};
 

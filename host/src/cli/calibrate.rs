@@ -5,15 +5,13 @@ use std::path::PathBuf;
 use std::sync::Arc;
 
 use clap::Args;
-use object_store::ObjectStoreExt;
-use object_store::path::Path;
 
 use super::args::parse_request_size;
 use super::simulate_args::SimulateArgs;
-use crate::calibrate::{Calibration, MeasureConfig, log_sizes, measure, plot_svg, scratch_bytes};
+use crate::calibrate::{Calibration, MeasureConfig, Target, log_sizes, measure, plot_svg};
 use crate::config::HostConfigBuilder;
 use crate::error::{Error, Result};
-use crate::ivf::manifest::{MANIFEST, Manifest};
+use crate::ivf::manifest;
 use crate::progress::Progress;
 use crate::search::runtime;
 use crate::store::{self, StoreLocation};
@@ -78,13 +76,6 @@ pub fn parse_sizes(s: &str) -> Result<Vec<u64>> {
     Ok(v)
 }
 
-/// The object GETs read: a payload of an index, or a scratch object.
-struct Target {
-    path: Path,
-    size: u64,
-    scratch: bool,
-}
-
 /// Runs `warp calibrate`.
 ///
 /// # Errors
@@ -109,9 +100,11 @@ pub fn execute(args: &CalibrateArgs) -> Result<()> {
     mcfg.validate(u64::MAX)?;
     let loc = store::open(&cfg.url)?;
     let cal = runtime()?.block_on(async {
-        let target = pick_target(&loc, args).await?;
+        let largest = mcfg.sizes.last().copied().unwrap_or(1);
+        let target =
+            Target::pick(&loc, args.scratch, args.write_manifest, largest, args.seed).await?;
         if let Err(e) = mcfg.validate(target.size) {
-            cleanup(&loc, &target).await;
+            remove(&loc, &target).await;
             return Err(e);
         }
         let read = match cfg.simulate {
@@ -143,11 +136,11 @@ pub fn execute(args: &CalibrateArgs) -> Result<()> {
         )
         .await;
         bar.finish();
-        cleanup(&loc, &target).await;
+        remove(&loc, &target).await;
         let (samples, batches) = measured?;
         let cal = Calibration::from_measurements(&samples, &batches)?;
         if args.write_manifest {
-            write_manifest(&loc, &cal).await?;
+            manifest::set_surrogate(&loc, cal.surrogate_spec()).await?;
         }
         Ok::<_, Error>(cal)
     })?;
@@ -178,94 +171,12 @@ pub fn execute(args: &CalibrateArgs) -> Result<()> {
     Ok(())
 }
 
-/// The index payload when `--url` holds an index (and `--scratch` is not
-/// set), else a freshly written scratch object of the largest size.
-async fn pick_target(loc: &StoreLocation, args: &CalibrateArgs) -> Result<Target> {
-    let manifest = read_manifest(loc).await?;
-    if args.write_manifest && manifest.is_none() {
-        return Err(Error::input(format!(
-            "--write-manifest: no index at {} (no {MANIFEST})",
-            loc.display
-        )));
-    }
-    if let Some(m) = manifest.filter(|_| !args.scratch) {
-        return Ok(Target {
-            path: loc.child(&m.payload.name),
-            size: m.payload.size,
-            scratch: false,
-        });
-    }
-    let sizes = parse_sizes(&args.sizes)?;
-    let size = sizes.last().copied().unwrap_or(1);
-    let name = format!(
-        "warp-calibrate-scratch-{}-{}.bin",
-        std::process::id(),
-        args.seed
-    );
-    let path = loc.child(&name);
-    let bytes = scratch_bytes(size as usize, args.seed);
-    loc.store
-        .put(&path, bytes.into())
-        .await
-        .map_err(|source| Error::Store {
-            op: "put",
-            path: path.to_string(),
-            source,
-        })?;
-    Ok(Target {
-        path,
-        size,
-        scratch: true,
-    })
-}
-
-/// Deletes a scratch object (best effort: a failure is reported on stderr).
-async fn cleanup(loc: &StoreLocation, target: &Target) {
-    if target.scratch
-        && let Err(e) = loc.store.delete(&target.path).await
-    {
+/// Deletes a scratch target, warning on stderr when that fails (the
+/// measurement stands; the object is left for the user).
+async fn remove(loc: &StoreLocation, target: &Target) {
+    if let Err(e) = target.remove(loc).await {
         eprintln!("warning: could not delete {}: {e}", target.path);
     }
-}
-
-/// The manifest under `loc`, if there is one.
-async fn read_manifest(loc: &StoreLocation) -> Result<Option<Manifest>> {
-    let path = loc.child(MANIFEST);
-    match loc.store.get(&path).await {
-        Ok(r) => {
-            let bytes = r.bytes().await.map_err(|source| Error::Store {
-                op: "get",
-                path: path.to_string(),
-                source,
-            })?;
-            Ok(Some(Manifest::from_bytes(&bytes)?))
-        }
-        Err(object_store::Error::NotFound { .. }) => Ok(None),
-        Err(source) => Err(Error::Store {
-            op: "get",
-            path: path.to_string(),
-            source,
-        }),
-    }
-}
-
-/// Rewrites the manifest with the chosen surrogate.
-async fn write_manifest(loc: &StoreLocation, cal: &Calibration) -> Result<()> {
-    let mut m = read_manifest(loc)
-        .await?
-        .ok_or_else(|| Error::input(format!("no index at {} (no {MANIFEST})", loc.display)))?;
-    m.surrogate = Some(cal.surrogate_spec());
-    m.validate()?;
-    let path = loc.child(MANIFEST);
-    loc.store
-        .put(&path, m.to_bytes().into())
-        .await
-        .map_err(|source| Error::Store {
-            op: "put",
-            path: path.to_string(),
-            source,
-        })?;
-    Ok(())
 }
 
 #[cfg(test)]

@@ -327,10 +327,9 @@ pub async fn write(
             groundtruth,
             surrogate: previous_surrogate.clone(),
         };
-        manifest.validate()?;
         // The switch: one PUT replaces the manifest; nothing is deleted, so
         // readers of the previous manifest keep their objects (`warp gc`).
-        put_object(loc, MANIFEST, manifest.to_bytes()).await?;
+        super::manifest::write(loc, &manifest).await?;
         Ok::<_, Error>(manifest)
     }
     .await;

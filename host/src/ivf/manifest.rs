@@ -71,6 +71,44 @@ pub async fn read(
     Ok(Some((Manifest::from_bytes(&bytes)?, written)))
 }
 
+/// Replaces the manifest at `loc` with `manifest`, validated first: one PUT,
+/// so a reader sees the previous manifest or this one, never a mix, and a
+/// failed write leaves the previous one in place.
+///
+/// # Errors
+/// [`Manifest::validate`]'s; [`Error::Store`] when the PUT fails.
+pub async fn write(loc: &crate::store::StoreLocation, manifest: &Manifest) -> Result<()> {
+    use object_store::ObjectStoreExt;
+    manifest.validate()?;
+    let path = loc.child(MANIFEST);
+    loc.store
+        .put(&path, manifest.to_bytes().into())
+        .await
+        .map_err(|source| Error::Store {
+            op: "put",
+            path: path.to_string(),
+            source,
+        })?;
+    Ok(())
+}
+
+/// Stores `surrogate` (a calibration's choice) in the manifest of the index
+/// at `loc`, every other field kept; query and bench then plan with it.
+///
+/// # Errors
+/// [`Error::Input`] when there is no index at `loc`; [`read`]'s and
+/// [`write()`]'s errors.
+pub async fn set_surrogate(
+    loc: &crate::store::StoreLocation,
+    surrogate: crate::calibrate::SurrogateSpec,
+) -> Result<()> {
+    let (mut manifest, _) = read(loc)
+        .await?
+        .ok_or_else(|| Error::input(format!("no index at {} (no {MANIFEST})", loc.display)))?;
+    manifest.surrogate = Some(surrogate);
+    write(loc, &manifest).await
+}
+
 /// Version of the on-store format this host writes and reads.
 pub const FORMAT_VERSION: u32 = 1;
 
