@@ -33,8 +33,9 @@
 //! flight, and the budget bounds the extra bytes and charges.
 //!
 //! # Cost
-//! `O(1)` per GET; the quantile is recomputed every 16 samples
-//! (`O(256 log 256)`).
+//! `O(1)` per GET; the quantile is recomputed every 16 samples by selection
+//! over the last 256 ratios (`O(256)`, in a buffer kept for it: no allocation
+//! on the GET path).
 
 use std::collections::VecDeque;
 use std::sync::Mutex;
@@ -110,7 +111,10 @@ const REFRESH: u32 = 16;
 
 #[derive(Debug)]
 struct State {
+    /// The last [`RING`] latency ratios `ρ = observed / predicted`.
     ratios: VecDeque<f64>,
+    /// Scratch for the quantile's selection, capacity [`RING`].
+    scratch: Vec<f64>,
     since: u32,
     quantile: Option<f64>,
     tokens: f64,
@@ -130,6 +134,7 @@ impl Hedger {
             policy,
             state: Mutex::new(State {
                 ratios: VecDeque::with_capacity(RING),
+                scratch: Vec::with_capacity(RING),
                 since: 0,
                 quantile: None,
                 tokens: 1.0,
@@ -189,10 +194,15 @@ impl Hedger {
             && (st.since >= REFRESH || st.quantile.is_none())
         {
             st.since = 0;
-            let mut v: Vec<f64> = st.ratios.iter().copied().collect();
-            v.sort_unstable_by(f64::total_cmp);
-            let i = ((v.len() as f64 * self.policy.quantile).ceil() as usize).clamp(1, v.len());
-            st.quantile = Some(v[i - 1]);
+            let State {
+                ratios, scratch, ..
+            } = &mut *st;
+            scratch.clear();
+            scratch.extend(ratios.iter().copied());
+            let n = scratch.len();
+            let i = ((n as f64 * self.policy.quantile).ceil() as usize).clamp(1, n);
+            let (_, q, _) = scratch.select_nth_unstable_by(i - 1, f64::total_cmp);
+            st.quantile = Some(*q);
         }
     }
 }
@@ -246,5 +256,22 @@ mod tests {
         }
         assert_eq!(h.delay(20.0), Duration::from_millis(20));
         assert_eq!(h.delay(1.0), Duration::from_millis(5), "floor");
+    }
+
+    #[test]
+    fn quantile_is_the_order_statistic_of_the_last_256_ratios() {
+        let h = Hedger::new(HedgePolicy::default());
+        let mut ratios = Vec::new();
+        // 592 = 37 · 16 samples: the last one refreshes the quantile, after
+        // the ring has wrapped.
+        for i in 0..592u64 {
+            let ms = 10.0 + (i * 2_654_435_761 % 1000) as f64 / 10.0;
+            h.observe(ms, 10.0);
+            ratios.push(ms / 10.0);
+        }
+        let mut last: Vec<f64> = ratios[592 - RING..].to_vec();
+        last.sort_unstable_by(f64::total_cmp);
+        let q = last[(RING as f64 * 0.97).ceil() as usize - 1];
+        assert_eq!(h.delay(100.0), Duration::from_secs_f64(q * 100.0 / 1000.0));
     }
 }
