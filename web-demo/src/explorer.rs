@@ -2,7 +2,7 @@
 
 use planner_core::json::Instance;
 use planner_core::{
-    Capacity, FrontierPoint, Method, PlanError, Planner, Pricing, Resource, Surrogate,
+    Capacity, FrontierPoint, Method, Plan, PlanError, Planner, Pricing, Resource, Surrogate,
 };
 use serde_json::json;
 use wasm_bindgen::prelude::*;
@@ -161,15 +161,24 @@ impl Explorer {
     /// # Errors
     /// The settings' or the planner's [`PlanError`].
     pub fn plan(&mut self, settings: &str) -> Result<String, PlanError> {
+        let first = self.instance.intervals.first().map_or(0, |iv| iv.offset);
+        self.with_plan(settings, |plan| plan_value(plan, first).to_string())
+    }
+
+    /// Parses `settings`, grows the planner for their `K_max`, plans the
+    /// loaded intervals and hands the plan to `then`.
+    fn with_plan<T>(
+        &mut self,
+        settings: &str,
+        then: impl FnOnce(&Plan<'_>) -> T,
+    ) -> Result<T, PlanError> {
         let s = self.settings(settings)?;
         self.grow_planner(s.k_max)?;
         let req = planner_core::PlanRequest {
             intervals: &self.instance.intervals,
             ..s.request()
         };
-        let first = self.instance.intervals.first().map_or(0, |iv| iv.offset);
-        let plan = self.planner.plan(&req)?;
-        Ok(plan_value(&plan, first).to_string())
+        Ok(then(&self.planner.plan(&req)?))
     }
 
     /// The plan's figures only (`requests`, `bytes` as a string, `w_ms`,
@@ -178,24 +187,19 @@ impl Explorer {
     /// # Errors
     /// As [`Explorer::plan`].
     pub fn summary(&mut self, settings: &str) -> Result<String, PlanError> {
-        let s = self.settings(settings)?;
-        self.grow_planner(s.k_max)?;
-        let req = planner_core::PlanRequest {
-            intervals: &self.instance.intervals,
-            ..s.request()
-        };
-        let plan = self.planner.plan(&req)?;
-        let s = plan.summary;
-        Ok(json!({
-            "requests": s.requests,
-            "bytes": s.bytes.to_string(),
-            "w_ms": s.w_ms,
-            "b_ms": s.b_ms,
-            "t_ms": s.t_ms,
-            "lower_bound_ms": s.lower_bound_ms,
-            "dollars": Pricing::default().dollars(s.requests, s.bytes),
+        self.with_plan(settings, |plan| {
+            let s = &plan.summary;
+            json!({
+                "requests": s.requests,
+                "bytes": s.bytes.to_string(),
+                "w_ms": s.w_ms,
+                "b_ms": s.b_ms,
+                "t_ms": s.t_ms,
+                "lower_bound_ms": s.lower_bound_ms,
+                "dollars": Pricing::default().dollars(s.requests, s.bytes),
+            })
+            .to_string()
         })
-        .to_string())
     }
 
     /// The `(B, W)` Pareto frontier of plans with at most `K_max` requests

@@ -186,33 +186,28 @@ pub fn write_all(dir: &Path, rows: &[BenchRow], ctx: &PlotContext) -> Result<Vec
     )?;
     out.push(path);
 
-    let path = dir.join("io.svg");
-    draw_bars(
-        &path,
-        ctx,
-        &axes,
-        &format!("Remote I/O per query{cache_note}"),
-        &[Metric::Gets, Metric::KiB],
-        |s, qi, m| {
-            axes.find(rows, s, axes.qs[qi], &first_cache)
-                .map(|r| m.of(r))
-        },
-    )?;
-    out.push(path);
-
-    let path = dir.join("latency.svg");
-    draw_bars(
-        &path,
-        ctx,
-        &axes,
-        &format!("Query latency{cache_note}"),
-        &[Metric::P50, Metric::P99],
-        |s, qi, m| {
-            axes.find(rows, s, axes.qs[qi], &first_cache)
-                .map(|r| m.of(r))
-        },
-    )?;
-    out.push(path);
+    for (file, title, metrics) in [
+        (
+            "io.svg",
+            "Remote I/O per query",
+            [Metric::Gets, Metric::KiB],
+        ),
+        ("latency.svg", "Query latency", [Metric::P50, Metric::P99]),
+    ] {
+        let path = dir.join(file);
+        draw_bars(
+            &path,
+            ctx,
+            &axes,
+            &format!("{title}{cache_note}"),
+            &metrics,
+            |s, qi, m| {
+                axes.find(rows, s, axes.qs[qi], &first_cache)
+                    .map(|r| m.of(r))
+            },
+        )?;
+        out.push(path);
+    }
 
     if axes.caches.len() > 1 {
         let path = dir.join("cache.svg");
