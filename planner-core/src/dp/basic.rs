@@ -23,14 +23,7 @@ pub(crate) fn solve_rows(
             return;
         }
         let (lo, hi) = layer.cols(i);
-        let (mut best, mut arg) = (Score::INF, lo);
-        for j in lo..=hi {
-            let v = layer.value(i, j);
-            if v.lt(&best) {
-                best = v;
-                arg = j;
-            }
-        }
+        let (best, arg) = layer.argmin(i, lo, hi);
         cur[i] = best;
         choice[i] = arg as u32;
     }

@@ -29,4 +29,19 @@ impl Layer<'_> {
             bytes: self.sp.span(i, j) + tail.bytes,
         }
     }
+
+    /// `min_{lo ≤ j ≤ hi} value(i, j)` and the least `j` attaining it
+    /// (`(Score::INF, lo)` for an empty range). `O(hi − lo + 1)`.
+    #[inline]
+    pub(crate) fn argmin(&self, i: usize, lo: usize, hi: usize) -> (Score, usize) {
+        let (mut best, mut arg) = (Score::INF, lo);
+        for j in lo..=hi {
+            let v = self.value(i, j);
+            if v.lt(&best) {
+                best = v;
+                arg = j;
+            }
+        }
+        (best, arg)
+    }
 }

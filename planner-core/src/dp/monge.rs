@@ -39,14 +39,7 @@ fn recurse(
     let mid = first + (last - first) / 2;
     let (lo, hi) = layer.cols(mid);
     let (lo, hi) = (lo.max(opt_lo), hi.min(opt_hi));
-    let (mut best, mut arg) = (Score::INF, lo);
-    for j in lo..=hi {
-        let v = layer.value(mid, j);
-        if v.lt(&best) {
-            best = v;
-            arg = j;
-        }
-    }
+    let (best, arg) = layer.argmin(mid, lo, hi);
     cur[mid] = best;
     choice[mid] = arg as u32;
     if mid > first {

@@ -103,11 +103,7 @@ pub fn coaccess_gap(
     let mut pos: Vec<u32> = Vec::new();
     let (mut plus, mut minus) = (0u128, 0u128);
     for q in 0..queries {
-        let row = &probes[probe_offsets[q] as usize..probe_offsets[q + 1] as usize];
-        pos.clear();
-        pos.extend(row.iter().map(|&id| position[id as usize]));
-        pos.sort_unstable();
-        pos.dedup();
+        log::positions_into(log::row(probes, probe_offsets, q), &position, &mut pos);
         let k = pos.len() as u128;
         for (i, &p) in pos.iter().enumerate() {
             let i = i as u128;

@@ -105,11 +105,7 @@ pub fn plan_log(
         ..LogPlanTotals::default()
     };
     for q in 0..queries {
-        let row = &probes[probe_offsets[q] as usize..probe_offsets[q + 1] as usize];
-        pos.clear();
-        pos.extend(row.iter().map(|&id| position[id as usize]));
-        pos.sort_unstable();
-        pos.dedup();
+        log::positions_into(log::row(probes, probe_offsets, q), &position, &mut pos);
         intervals.clear();
         for &p in &pos {
             let (s, e) = (start[p as usize], start[p as usize + 1]);

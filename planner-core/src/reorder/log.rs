@@ -2,6 +2,24 @@
 
 use super::ReorderError;
 
+/// Query `q`'s probes: `probes[probe_offsets[q]..probe_offsets[q + 1]]` of a
+/// log that passed [`validate`].
+pub(crate) fn row<'a>(probes: &'a [u32], probe_offsets: &[u32], q: usize) -> &'a [u32] {
+    &probes[probe_offsets[q] as usize..probe_offsets[q + 1] as usize]
+}
+
+/// The distinct layout positions of `row`'s clusters, ascending, into `out`
+/// (cleared first); `position[id]` is cluster `id`'s place in the layout.
+///
+/// # Complexity
+/// `O(k log k)` for `k = |row|`; no allocation once `out` holds `k`.
+pub(crate) fn positions_into(row: &[u32], position: &[u32], out: &mut Vec<u32>) {
+    out.clear();
+    out.extend(row.iter().map(|&id| position[id as usize]));
+    out.sort_unstable();
+    out.dedup();
+}
+
 /// Checks the CSR query log against `clusters` and returns the number of
 /// queries.
 ///
@@ -47,8 +65,10 @@ pub(crate) fn validate(
         });
     }
     for q in 0..last {
-        let row = &probes[probe_offsets[q] as usize..probe_offsets[q + 1] as usize];
-        if let Some(&id) = row.iter().find(|&&id| id as usize >= clusters) {
+        if let Some(&id) = row(probes, probe_offsets, q)
+            .iter()
+            .find(|&&id| id as usize >= clusters)
+        {
             return Err(ReorderError::ProbeOutOfRange {
                 query: q,
                 id,
@@ -80,9 +100,7 @@ impl DedupLog {
         offsets.push(0);
         for q in 0..queries {
             let start = ids.len();
-            ids.extend_from_slice(
-                &probes[probe_offsets[q] as usize..probe_offsets[q + 1] as usize],
-            );
+            ids.extend_from_slice(row(probes, probe_offsets, q));
             ids[start..].sort_unstable();
             let mut w = start;
             for r in start..ids.len() {
