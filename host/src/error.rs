@@ -185,6 +185,20 @@ impl Error {
         }
     }
 
+    /// The [`Error::Store`] of a failed `op` (`"get"`, `"put"`, …) on
+    /// `path`, as a `map_err` argument: `.map_err(Error::store("put", &path))`.
+    /// The path is rendered only when there is an error.
+    pub fn store<'a, P: std::fmt::Display + ?Sized>(
+        op: &'static str,
+        path: &'a P,
+    ) -> impl FnOnce(object_store::Error) -> Self + 'a {
+        move |source| Error::Store {
+            op,
+            path: path.to_string(),
+            source,
+        }
+    }
+
     /// An [`Error::Config`].
     pub fn config(key: impl Into<String>, value: impl ToString, reason: impl Into<String>) -> Self {
         Error::Config {

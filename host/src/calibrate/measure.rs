@@ -257,21 +257,19 @@ pub async fn measure(
 
 /// One GET of `[off, off + len)`, streamed to the end; its time in ms.
 async fn timed_get(store: Arc<dyn ObjectStore>, path: Path, off: u64, len: u64) -> Result<f64> {
-    let err = |source| Error::Store {
-        op: "get",
-        path: path.to_string(),
-        source,
-    };
     let start = Instant::now();
     let work = async {
         let opts = GetOptions {
             range: Some(GetRange::Bounded(off..off + len)),
             ..GetOptions::default()
         };
-        let result = store.get_opts(&path, opts).await.map_err(err)?;
+        let result = store
+            .get_opts(&path, opts)
+            .await
+            .map_err(Error::store("get", &path))?;
         let mut body = result.into_stream();
         let mut got = 0u64;
-        while let Some(chunk) = body.try_next().await.map_err(err)? {
+        while let Some(chunk) = body.try_next().await.map_err(Error::store("get", &path))? {
             got += chunk.len() as u64;
         }
         Ok::<u64, Error>(got)

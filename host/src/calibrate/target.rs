@@ -64,11 +64,7 @@ impl Target {
         loc.store
             .put(&path, scratch_bytes(len, seed).into())
             .await
-            .map_err(|source| Error::Store {
-                op: "put",
-                path: path.to_string(),
-                source,
-            })?;
+            .map_err(Error::store("put", &path))?;
         Ok(Self {
             path,
             size: scratch_size,
@@ -88,11 +84,7 @@ impl Target {
         loc.store
             .delete(&self.path)
             .await
-            .map_err(|source| Error::Store {
-                op: "delete",
-                path: self.path.to_string(),
-                source,
-            })
+            .map_err(Error::store("delete", &self.path))
     }
 }
 

@@ -367,11 +367,7 @@ async fn put_object(loc: &StoreLocation, name: &str, bytes: Vec<u8>) -> Result<O
     loc.store
         .put(&path, PutPayload::from(bytes))
         .await
-        .map_err(|source| Error::Store {
-            op: "put",
-            path: path.to_string(),
-            source,
-        })?;
+        .map_err(Error::store("put", &path))?;
     Ok(ObjectRef {
         name: name.to_string(),
         size,

@@ -126,11 +126,7 @@ pub async fn collect(loc: &StoreLocation, params: &GcParams) -> Result<GcReport>
     let mut listing = loc.store.list(Some(&loc.prefix));
     let mut doomed = Vec::new();
     while let Some(meta) = listing.next().await {
-        let meta = meta.map_err(|source| Error::Store {
-            op: "list",
-            path: loc.prefix.to_string(),
-            source,
-        })?;
+        let meta = meta.map_err(Error::store("list", &loc.prefix))?;
         if meta.location.parts().count() != depth {
             continue;
         }

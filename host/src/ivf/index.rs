@@ -80,11 +80,7 @@ impl Index {
     async fn object(&self, r: &ObjectRef) -> Result<Bytes> {
         let path = self.loc.child(&r.name);
         let get = async { self.loc.store.get(&path).await?.bytes().await };
-        let bytes = get.await.map_err(|source| Error::Store {
-            op: "get",
-            path: path.to_string(),
-            source,
-        })?;
+        let bytes = get.await.map_err(Error::store("get", &path))?;
         let actual = crc32c::crc32c(&bytes);
         if bytes.len() as u64 != r.size || actual != r.crc32c {
             return Err(Error::Checksum {

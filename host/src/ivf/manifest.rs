@@ -84,11 +84,7 @@ pub async fn write(loc: &crate::store::StoreLocation, manifest: &Manifest) -> Re
     loc.store
         .put(&path, manifest.to_bytes().into())
         .await
-        .map_err(|source| Error::Store {
-            op: "put",
-            path: path.to_string(),
-            source,
-        })?;
+        .map_err(Error::store("put", &path))?;
     Ok(())
 }
 

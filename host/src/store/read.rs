@@ -28,13 +28,12 @@ pub async fn preload(loc: &StoreLocation) -> Result<StoreLocation> {
     use futures::TryStreamExt;
     use object_store::ObjectStoreExt;
     let mem = Arc::new(InMemory::new());
-    let err = |op: &'static str, path: String| move |source| Error::Store { op, path, source };
     let metas: Vec<_> = loc
         .store
         .list(Some(&loc.prefix))
         .try_collect()
         .await
-        .map_err(err("list", loc.prefix.to_string()))?;
+        .map_err(Error::store("list", &loc.prefix))?;
     let total: u64 = metas.iter().map(|m| m.size).sum();
     if total > PRELOAD_MAX_BYTES {
         return Err(Error::input(format!(
@@ -46,10 +45,10 @@ pub async fn preload(loc: &StoreLocation) -> Result<StoreLocation> {
         let path = meta.location;
         let bytes = async { loc.store.get(&path).await?.bytes().await }
             .await
-            .map_err(err("get", path.to_string()))?;
+            .map_err(Error::store("get", &path))?;
         mem.put(&path, bytes.into())
             .await
-            .map_err(err("put", path.to_string()))?;
+            .map_err(Error::store("put", &path))?;
     }
     Ok(StoreLocation {
         store: mem,
@@ -74,12 +73,11 @@ pub async fn get_bounded(
     max_bytes: u64,
 ) -> Result<(bytes::Bytes, std::time::SystemTime)> {
     use object_store::ObjectStoreExt;
-    let store_err = |source| Error::Store {
-        op: "get",
-        path: path.to_string(),
-        source,
-    };
-    let got = loc.store.get(path).await.map_err(store_err)?;
+    let got = loc
+        .store
+        .get(path)
+        .await
+        .map_err(Error::store("get", path))?;
     let size = got.meta.size;
     if size > max_bytes {
         return Err(Error::index(format!(
@@ -87,7 +85,7 @@ pub async fn get_bounded(
         )));
     }
     let written = std::time::SystemTime::from(got.meta.last_modified);
-    let bytes = got.bytes().await.map_err(store_err)?;
+    let bytes = got.bytes().await.map_err(Error::store("get", path))?;
     if bytes.len() as u64 != size {
         return Err(Error::index(format!(
             "{path}: read {} bytes, the store announced {size}",

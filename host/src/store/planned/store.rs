@@ -135,18 +135,11 @@ impl<S: ObjectStore + ?Sized> PlannedStore<S> {
         self.load.snapshot()
     }
 
-    /// The surrogate a call with `opts` is planned with first: the fixed one,
-    /// or the load-aware prior (which [`read`](Self::read) may re-price per
-    /// MiB, see [`load`](super::load)).
-    pub fn surrogate_for(&self, opts: &PlanOptions) -> Surrogate {
-        opts.surrogate.clone()
-    }
-
     /// Reads `ranges` of `location` with `opts`, by `deadline` if given.
     ///
     /// 1. validate and normalize the ranges into sorted disjoint intervals
     ///    (`ranges.rs`);
-    /// 2. plan them with the surrogate of [`surrogate_for`](Self::surrogate_for);
+    /// 2. plan them with `opts.surrogate` (fixed, or the load-aware prior);
     ///    load-aware (`warp`), also at wider parallelism and, once the
     ///    link's capacity is known, at every per-MiB price of
     ///    [`PRICES`](super::load::PRICES), keeping the plan of least
@@ -201,7 +194,7 @@ impl<S: ObjectStore + ?Sized> PlannedStore<S> {
         stats: &mut CallStats,
     ) -> Result<PlannedRead, PlannedError> {
         let norm = normalize(ranges)?;
-        let surrogate = self.surrogate_for(opts);
+        let surrogate = opts.surrogate.clone();
         if norm.intervals.is_empty() {
             return Ok(PlannedRead {
                 parts: vec![Bytes::new(); ranges.len()],
