@@ -51,7 +51,60 @@ fn full_disk_is_one_line_and_exit_2() {
     // The input error comes first; still one line, exit 2, no panic.
     assert_eq!(out.status.code(), Some(2));
     one_error_line(&out.stderr);
+    // The table commands (bench, demo, calibrate, tune-greedy) write through
+    // the same helper: a full disk is one line, not a panic (exit 101).
+    for json in [false, true] {
+        let mut cmd = warp();
+        cmd.args(TUNE_SMALL);
+        if json {
+            cmd.arg("--json");
+        }
+        let out = cmd
+            .stdout(std::fs::File::create("/dev/full").unwrap())
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(2), "--json {json}");
+        let line = one_error_line(&out.stderr);
+        assert!(line.contains("No space left"), "{line}");
+    }
     let _ = std::fs::remove_file(input);
+}
+
+/// A `warp tune-greedy` that finishes in milliseconds.
+const TUNE_SMALL: [&str; 11] = [
+    "tune-greedy",
+    "--queries",
+    "20",
+    "--clusters",
+    "64",
+    "--dim",
+    "8",
+    "--nprobe",
+    "4",
+    "--shift-nprobe",
+    "8",
+];
+
+#[test]
+fn json_and_pretty_mean_the_same_in_the_table_commands() {
+    let compact = warp().args(TUNE_SMALL).arg("--json").output().unwrap();
+    assert!(compact.status.success());
+    let text = String::from_utf8(compact.stdout).unwrap();
+    assert_eq!(text.lines().count(), 1, "--json is one compact document");
+    let doc: serde_json::Value = serde_json::from_str(&text).unwrap();
+    assert_eq!(doc["rows"].as_array().unwrap().len(), 5);
+    assert!(compact.stderr.is_empty(), "--json prints no progress");
+    let pretty = warp()
+        .args(TUNE_SMALL)
+        .args(["--json", "--pretty"])
+        .output()
+        .unwrap();
+    let text = String::from_utf8(pretty.stdout).unwrap();
+    assert!(text.lines().count() > 5);
+    assert_eq!(
+        serde_json::from_str::<serde_json::Value>(&text).unwrap(),
+        doc
+    );
 }
 
 #[test]

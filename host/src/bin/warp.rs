@@ -9,7 +9,7 @@ use warp_host::output::{note, one_line};
 
 fn main() {
     let code = match Cli::try_parse() {
-        Ok(cli) => match execute(cli) {
+        Ok(cli) => match execute(cli).map_err(anyhow::Error::from) {
             Ok(()) => 0,
             Err(e) => {
                 // The outermost message names the field; causes follow after ': '.

@@ -25,8 +25,9 @@ pub const MAX_LATENCY_MS: f64 = 60_000.0;
 #[derive(Debug, Clone, Copy, Default, Args)]
 pub struct OutputArgs {
     /// Machine-readable output: JSON on stdout and no progress on stderr
-    /// (the same in every subcommand; plan, build, query and reorder always
-    /// print JSON, so here it only silences progress).
+    /// (the same in every subcommand: bench, demo, calibrate and tune-greedy
+    /// print JSON instead of their table; plan, build, query, reorder and gc
+    /// always print JSON, so there it only silences progress).
     #[arg(long)]
     pub json: bool,
     /// Indent the JSON printed on stdout.

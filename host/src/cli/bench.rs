@@ -7,6 +7,7 @@ use std::sync::Arc;
 use clap::Args;
 use planner_core::Pricing;
 
+use super::args::OutputArgs;
 use super::search_opts::SearchOpts;
 use crate::bench::limits::{
     MAX_QUERIES, MAX_REPEAT, MAX_SWEEP, MAX_WARMUP, check_range, parse_concurrency,
@@ -14,6 +15,7 @@ use crate::bench::limits::{
 use crate::bench::plot::{PlotContext, command_line, machine_description, write_all};
 use crate::bench::{CacheSize, RunSpec, Suite, Target, Workload, table};
 use crate::error::{Error, Result};
+use crate::output::Output;
 use crate::search::{backend_factory, open_searcher, runtime};
 
 /// Arguments of `warp bench`.
@@ -52,9 +54,9 @@ pub struct BenchArgs {
     /// Write SVG charts (qps, io, latency, cache sweep) into DIR.
     #[arg(long, value_name = "DIR")]
     pub plot: Option<PathBuf>,
-    /// Print the rows as JSON instead of a table.
-    #[arg(long)]
-    pub json: bool,
+    /// Output format (`--json`: the rows as JSON instead of a table).
+    #[command(flatten)]
+    pub output: OutputArgs,
 }
 
 /// Runs `warp bench`.
@@ -97,6 +99,7 @@ pub fn execute(args: &BenchArgs) -> Result<()> {
         })?;
     }
     let (factory, _) = backend_factory(cfg.planner, &cfg.limits)?;
+    let mut out = Output::stdout(args.output.pretty)?;
     let (rows, workload) = runtime()?.block_on(async {
         let (searcher, _) = open_searcher(&cfg, args.search.preload, args.search.read_config()).await?;
         let index = Arc::clone(searcher.index());
@@ -152,12 +155,12 @@ pub fn execute(args: &BenchArgs) -> Result<()> {
         };
         let rows = suite
             .run(|_| {
-                if !args.json {
+                if !args.output.json {
                     eprint!(".");
                 }
             })
             .await?;
-        if !args.json {
+        if !args.output.json {
             eprintln!();
         }
         Ok::<_, Error>((rows, workload_text))
@@ -174,17 +177,15 @@ pub fn execute(args: &BenchArgs) -> Result<()> {
         )?,
         None => Vec::new(),
     };
-    if args.json {
-        println!(
-            "{}",
-            serde_json::to_string_pretty(&rows).unwrap_or_default()
-        );
+    let _ = if args.output.json {
+        out.json(&rows)?
     } else {
-        print!("{}", table(&rows));
-        println!("all policies returned identical neighbours for every query");
+        let mut text = table(&rows);
+        text.push_str("all policies returned identical neighbours for every query\n");
         for p in &plots {
-            println!("chart: {}", p.display());
+            text.push_str(&format!("chart: {}\n", p.display()));
         }
-    }
-    Ok(())
+        out.text(&text)?
+    };
+    out.finish()
 }

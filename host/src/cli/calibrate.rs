@@ -6,12 +6,13 @@ use std::sync::Arc;
 
 use clap::Args;
 
-use super::args::parse_request_size;
+use super::args::{OutputArgs, parse_request_size};
 use super::simulate_args::SimulateArgs;
 use crate::calibrate::{Calibration, MeasureConfig, Target, log_sizes, measure, plot_svg};
 use crate::config::HostConfigBuilder;
 use crate::error::{Error, Result};
 use crate::ivf::manifest;
+use crate::output::Output;
 use crate::progress::Progress;
 use crate::search::runtime;
 use crate::store::{self, StoreLocation};
@@ -40,9 +41,9 @@ pub struct CalibrateArgs {
     /// Write the chosen surrogate (DESIGN §5 form, ready for `warp plan`) to this file.
     #[arg(long)]
     pub out: Option<PathBuf>,
-    /// Print the whole report as JSON instead of the table.
-    #[arg(long)]
-    pub json: bool,
+    /// Output format (`--json`: the whole report as JSON instead of the table).
+    #[command(flatten)]
+    pub output: OutputArgs,
     /// Draw the measured medians and p90s and the fitted curves to this SVG file.
     #[arg(long)]
     pub plot: Option<PathBuf>,
@@ -99,6 +100,7 @@ pub fn execute(args: &CalibrateArgs) -> Result<()> {
     // Bounds that do not depend on the object, before any I/O.
     mcfg.validate(u64::MAX)?;
     let loc = store::open(&cfg.url)?;
+    let mut out = Output::stdout(args.output.pretty)?;
     let cal = runtime()?.block_on(async {
         let largest = mcfg.sizes.last().copied().unwrap_or(1);
         let target =
@@ -111,7 +113,7 @@ pub fn execute(args: &CalibrateArgs) -> Result<()> {
             Some(sim) => loc.simulated(sim),
             None => loc.clone(),
         };
-        if !args.json {
+        if !args.output.json {
             eprintln!(
                 "calibrating {} over {} ({}, {} bytes): {} GETs, {} MiB",
                 read.display,
@@ -126,7 +128,10 @@ pub fn execute(args: &CalibrateArgs) -> Result<()> {
                 mcfg.total_bytes() >> 20
             );
         }
-        let bar = Progress::new(mcfg.total_gets(), if args.json { "" } else { "range GETs" });
+        let bar = Progress::new(
+            mcfg.total_gets(),
+            if args.output.json { "" } else { "range GETs" },
+        );
         let measured = measure(
             Arc::clone(&read.store),
             &target.path,
@@ -157,18 +162,19 @@ pub fn execute(args: &CalibrateArgs) -> Result<()> {
             source,
         })?;
     }
-    if args.json {
-        println!(
-            "{}",
-            serde_json::to_string_pretty(&cal.to_json()).unwrap_or_default()
-        );
+    let _ = if args.output.json {
+        out.json(&cal.to_json())?
     } else {
-        print!("{}", cal.table());
+        let mut text = cal.table();
         if args.write_manifest {
-            println!("stored in the index manifest at {}", loc.display);
+            text.push_str(&format!(
+                "stored in the index manifest at {}\n",
+                loc.display
+            ));
         }
-    }
-    Ok(())
+        out.text(&text)?
+    };
+    out.finish()
 }
 
 /// Deletes a scratch target, warning on stderr when that fails (the

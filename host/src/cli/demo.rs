@@ -10,13 +10,14 @@ use planner_core::Method;
 use planner_core::reorder::Layout;
 use serde_json::json;
 
-use super::args::parse_layout;
+use super::args::{OutputArgs, parse_layout};
 use crate::bench::demo::{DEMO_DIM, DemoConfig, prepare};
 use crate::bench::limits::{MAX_SWEEP, check_range, parse_concurrency};
 use crate::bench::plot::{PlotContext, command_line, machine_description, write_all};
 use crate::bench::{BenchRow, CacheSize, table};
 use crate::config::PlannerKind;
 use crate::error::{Error, Result};
+use crate::output::Output;
 use crate::store::SimulateConfig;
 
 /// Arguments of `warp demo` (all optional).
@@ -58,9 +59,9 @@ pub struct DemoArgs {
     /// Directory of the SVG charts (default: warp-demo-plots in the system's temporary directory).
     #[arg(long, value_name = "DIR")]
     pub plot: Option<PathBuf>,
-    /// Print the rows as JSON.
-    #[arg(long)]
-    pub json: bool,
+    /// Output format (`--json`: the rows as JSON instead of a table).
+    #[command(flatten)]
+    pub output: OutputArgs,
 }
 
 impl DemoArgs {
@@ -100,6 +101,7 @@ impl DemoArgs {
 /// [`Error::ResultMismatch`] if policies or layouts answer differently.
 pub fn execute(args: &DemoArgs) -> Result<()> {
     let cfg = args.config()?;
+    let mut out = Output::stdout(args.output.pretty)?;
     let plot_dir = args
         .plot
         .clone()
@@ -110,7 +112,7 @@ pub fn execute(args: &DemoArgs) -> Result<()> {
     })?;
     let t0 = Instant::now();
     let say = |m: String| {
-        if !args.json {
+        if !args.output.json {
             eprintln!("[{:6.1}s] {m}", t0.elapsed().as_secs_f64());
         }
     };
@@ -161,31 +163,30 @@ pub fn execute(args: &DemoArgs) -> Result<()> {
         command: command_line(),
     };
     let plots = write_all(&plot_dir, &rows, &ctx)?;
-    if args.json {
-        println!(
-            "{}",
-            serde_json::to_string_pretty(&json!({
-                "n": cfg.n, "dim": DEMO_DIM, "nlist": cfg.nlist, "rows": rows,
-                "plots": plots.iter().map(|p| p.display().to_string()).collect::<Vec<_>>(),
-            }))
-            .unwrap_or_default()
-        );
-        return Ok(());
+    if args.output.json {
+        let _ = out.json(&json!({
+            "n": cfg.n, "dim": DEMO_DIM, "nlist": cfg.nlist, "rows": rows,
+            "plots": plots.iter().map(|p| p.display().to_string()).collect::<Vec<_>>(),
+        }))?;
+        return out.finish();
     }
-    println!();
-    print!("{}", table(&rows));
-    println!(
-        "every policy and layout returned identical neighbours for all {} queries",
+    let mut text = format!("\n{}", table(&rows));
+    text.push_str(&format!(
+        "every policy and layout returned identical neighbours for all {} queries\n",
         cfg.queries
-    );
+    ));
     let best = cfg.layouts().last().map(Layout::to_string);
     if let Some(line) = headline(&rows, best.as_deref().unwrap_or("identity")) {
-        println!("{line} ({:.0} s total)", t0.elapsed().as_secs_f64());
+        text.push_str(&format!(
+            "{line} ({:.0} s total)\n",
+            t0.elapsed().as_secs_f64()
+        ));
     }
     for p in &plots {
-        println!("chart: {}", p.display());
+        text.push_str(&format!("chart: {}\n", p.display()));
     }
-    Ok(())
+    let _ = out.text(&text)?;
+    out.finish()
 }
 
 /// `warp` on the `best` layout against the Lance rule on identity, at the

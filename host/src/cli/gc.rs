@@ -1,14 +1,15 @@
 //! `warp gc`: remove index objects no manifest names any more, after a grace
 //! period (see [`crate::ivf::gc`] for the rules).
 
-use std::io::Write;
 use std::time::Duration;
 
 use clap::Args;
 use serde_json::json;
 
-use crate::error::{Error, Result};
+use super::args::OutputArgs;
+use crate::error::Result;
 use crate::ivf::gc::{GcParams, collect};
+use crate::output::{Flow, Output};
 use crate::search::runtime;
 use crate::store;
 
@@ -26,6 +27,9 @@ pub struct GcArgs {
     /// Print what would be removed; remove nothing.
     #[arg(long)]
     pub dry_run: bool,
+    /// Output format (JSON lines always; `--pretty` indents each).
+    #[command(flatten)]
+    pub output: OutputArgs,
 }
 
 /// Parses a duration such as `90s`, `15min`, `6h` or `7days` (humantime).
@@ -51,41 +55,24 @@ pub fn execute(args: &GcArgs) -> Result<()> {
         dry_run: args.dry_run,
         local_dir: store::local_dir(&args.url),
     };
+    // Before anything is removed: a closed stdout would lose the record.
+    let mut out = Output::stdout(args.output.pretty)?;
     let report = runtime()?.block_on(collect(&loc, &params))?;
-    let mut lines: Vec<String> = report
-        .items
-        .iter()
-        .map(|item| serde_json::to_string(item).unwrap_or_default())
-        .collect();
-    lines.push(
-        json!({
-            "url": loc.display,
-            "dry_run": args.dry_run,
-            "removed": report.items.len(),
-            "removed_bytes": report.items.iter().map(|i| i.bytes).sum::<u64>(),
-            "build_id": report.build_id,
-            "manifest_age_s": report.manifest_age_s,
-            "kept_referenced": report.kept_referenced,
-            "kept_recent": report.kept_recent,
-            "kept_foreign": report.kept_foreign,
-        })
-        .to_string(),
-    );
-    let mut out = std::io::stdout().lock();
-    for line in lines {
-        match writeln!(out, "{line}") {
-            Ok(()) => {}
-            Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => return Ok(()),
-            Err(source) => {
-                return Err(Error::Io {
-                    path: "stdout".into(),
-                    source,
-                });
-            }
+    for item in &report.items {
+        if out.json(item)? == Flow::Stop {
+            return Ok(());
         }
     }
-    out.flush().map_err(|source| Error::Io {
-        path: "stdout".into(),
-        source,
-    })
+    let _ = out.json(&json!({
+        "url": loc.display,
+        "dry_run": args.dry_run,
+        "removed": report.items.len(),
+        "removed_bytes": report.items.iter().map(|i| i.bytes).sum::<u64>(),
+        "build_id": report.build_id,
+        "manifest_age_s": report.manifest_age_s,
+        "kept_referenced": report.kept_referenced,
+        "kept_recent": report.kept_recent,
+        "kept_foreign": report.kept_foreign,
+    }))?;
+    out.finish()
 }

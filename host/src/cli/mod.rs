@@ -69,28 +69,43 @@ fn progress_for(json: bool) {
 ///
 /// # Errors
 /// The subcommand's error, printed by `main` as one line.
-pub fn execute(cli: Cli) -> anyhow::Result<()> {
+pub fn execute(cli: Cli) -> crate::error::Result<()> {
     match cli.command {
         Command::Plan(args) => {
             progress_for(args.output.json);
-            Ok(plan::execute(&args)?)
+            plan::execute(&args)
         }
         Command::Build(args) => {
             progress_for(args.output.json);
-            Ok(build::execute(&args)?)
+            build::execute(&args)
         }
         Command::Query(args) => {
             progress_for(args.output.json);
-            Ok(query::execute(&args)?)
+            query::execute(&args)
         }
-        Command::Bench(args) => Ok(bench::execute(&args)?),
-        Command::Demo(args) => Ok(demo::execute(&args)?),
+        Command::Bench(args) => {
+            progress_for(args.output.json);
+            bench::execute(&args)
+        }
+        Command::Demo(args) => {
+            progress_for(args.output.json);
+            demo::execute(&args)
+        }
         Command::Reorder(args) => {
             progress_for(args.output.json);
-            Ok(reorder::execute(&args)?)
+            reorder::execute(&args)
         }
-        Command::Calibrate(args) => Ok(calibrate::execute(&args)?),
-        Command::TuneGreedy(args) => Ok(tune_greedy::execute(&args)?),
-        Command::Gc(args) => Ok(gc::execute(&args)?),
+        Command::Calibrate(args) => {
+            progress_for(args.output.json);
+            calibrate::execute(&args)
+        }
+        Command::TuneGreedy(args) => {
+            progress_for(args.output.json);
+            tune_greedy::execute(&args)
+        }
+        Command::Gc(args) => {
+            progress_for(args.output.json);
+            gc::execute(&args)
+        }
     }
 }

@@ -9,12 +9,13 @@ use planner_core::reorder::Layout;
 use serde_json::json;
 
 use super::args::{
-    at_least_one, layout_name, parse_bytes_nonzero, parse_layout, parse_request_size,
+    OutputArgs, at_least_one, layout_name, parse_bytes_nonzero, parse_layout, parse_request_size,
 };
 use crate::calibrate::SurrogateSpec;
 use crate::calibrate::shift::{ShiftReport, ShiftStudy};
 use crate::config::HostConfigBuilder;
 use crate::error::Result;
+use crate::output::Output;
 
 /// Arguments of `warp tune-greedy`: tune the fixed coalescing rule on a
 /// synthetic validation workload and run the shift study (plan totals from
@@ -57,9 +58,9 @@ pub struct TuneGreedyArgs {
     /// Largest --surrogate file, bytes (K/M/G suffix allowed). Default: $WARP_MAX_INPUT_BYTES or 64M.
     #[arg(long, value_parser = parse_bytes_nonzero)]
     pub max_input_bytes: Option<u64>,
-    /// Print JSON instead of the table.
-    #[arg(long)]
-    pub json: bool,
+    /// Output format (`--json`: the report as JSON instead of the table).
+    #[command(flatten)]
+    pub output: OutputArgs,
 }
 
 impl TuneGreedyArgs {
@@ -104,16 +105,14 @@ impl TuneGreedyArgs {
 /// Bad arguments (one line, before any work) and planner errors.
 pub fn execute(args: &TuneGreedyArgs) -> Result<()> {
     let study = args.study()?;
+    let mut out = Output::stdout(args.output.pretty)?;
     let report = study.run()?;
-    if args.json {
-        println!(
-            "{}",
-            serde_json::to_string_pretty(&report_json(&study, &report)).unwrap_or_default()
-        );
+    let _ = if args.output.json {
+        out.json(&report_json(&study, &report))?
     } else {
-        print!("{}", report_table(&study, &report));
-    }
-    Ok(())
+        out.text(&report_table(&study, &report))?
+    };
+    out.finish()
 }
 
 /// The report as JSON: `{"tuned", "parallelism", "rows": [{"workload",
