@@ -5,7 +5,8 @@
 use clap::Parser;
 use clap::error::ErrorKind;
 use warp_host::cli::{Cli, execute};
-use warp_host::output::{note, one_line};
+use warp_host::error::one_line;
+use warp_host::output::note;
 
 fn main() {
     let code = match Cli::try_parse() {

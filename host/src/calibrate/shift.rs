@@ -17,12 +17,13 @@
 //! rule (48), every log three more times.
 
 use planner_core::reorder::{
-    Layout, LogPlanSettings, LogPlanTotals, SyntheticParams, clustered, reorder,
+    Layout, LogPlanSettings, LogPlanTotals, ReorderInput, SyntheticParams, clustered, reorder,
 };
 use planner_core::{Method, Surrogate};
 
 use super::greedy::{LogRef, default_grid, evaluate, tune_greedy};
 use crate::error::{Error, Result};
+use crate::ivf::Index;
 
 /// Most clusters of a study workload.
 pub const MAX_CLUSTERS: usize = 1 << 16;
@@ -92,8 +93,8 @@ pub struct ShiftRow {
     pub layout: Layout,
     /// Probes per query.
     pub nprobe: usize,
-    /// Seed of the data.
-    pub seed: u64,
+    /// Seed of the synthetic data (`None` for an index's stored queries).
+    pub seed: Option<u64>,
     /// Totals of the tuned `coalesce` rule.
     pub greedy: LogPlanTotals,
     /// Totals of `warp`.
@@ -111,7 +112,8 @@ pub struct ShiftReport {
     pub tuned: Method,
     /// Rules tried.
     pub grid_len: usize,
-    /// The five workloads.
+    /// The workloads: five synthetic ones, or four on an index (no other
+    /// dataset).
     pub rows: Vec<ShiftRow>,
 }
 
@@ -165,8 +167,9 @@ impl ShiftStudy {
         Ok(())
     }
 
-    /// Runs the study: tunes on the validation log, then evaluates the tuned
-    /// rule, `warp` and `object_store_rule` on every workload.
+    /// Runs the study on the synthetic workloads: tunes on the validation
+    /// log, then evaluates the tuned rule, `warp` and `object_store_rule` on
+    /// every workload.
     ///
     /// # Errors
     /// [`ShiftStudy::validate`]'s; a reorder or planner error (naming the
@@ -185,31 +188,151 @@ impl ShiftStudy {
             ..SyntheticParams::default()
         };
         let (np, shift_np) = (self.nprobe, self.shift_nprobe);
-        let cases = [
+        let mut cases = Vec::with_capacity(5);
+        for (workload, p, layout) in [
             ("validation", params(np, false), self.layout),
             ("locality shift", params(np, false), self.shift_layout),
             ("nprobe shift", params(shift_np, false), self.layout),
             ("both", params(shift_np, false), self.shift_layout),
             ("other dataset", params(np, true), self.layout),
-        ];
+        ] {
+            let w = clustered(&p);
+            cases.push(Case {
+                workload,
+                layout,
+                order: order_of(&w.input(), &layout)?,
+                sizes: w.sizes,
+                probes: w.probes,
+                probe_offsets: w.probe_offsets,
+                nprobe: p.nprobe,
+                seed: Some(p.seed),
+            });
+        }
+        self.judge(cases)
+    }
+
+    /// Runs the study on a built index: its own payload order is the
+    /// validation layout, its stored queries (the first
+    /// [`ShiftStudy::queries`]) routed to its centroids as `warp query`
+    /// routes them are the probe logs, and [`ShiftStudy::shift_layout`]
+    /// (computed on its centroids and list sizes) the locality shift. There
+    /// is no other dataset; `clusters`, `dim`, `layout`, `mean_size` and
+    /// `seed` are the index's, not the study's.
+    ///
+    /// # Complexity
+    /// Routing is `O(q · nlist · dim)` per nprobe; then as [`run`](Self::run).
+    ///
+    /// # Errors
+    /// [`Error::Config`] for an nprobe above the index's lists or no
+    /// queries; the index's layout name when it does not parse; reorder and
+    /// planner errors.
+    pub fn run_on_index(&self, index: &Index, queries: &[f32]) -> Result<ShiftReport> {
+        let m = &index.manifest;
+        let dim = m.dim;
+        let nq = (queries.len() / dim.max(1)).min(self.queries);
+        if nq == 0 {
+            return Err(Error::config(
+                "--queries",
+                self.queries,
+                "the index stores no queries to route",
+            ));
+        }
+        for (flag, v) in [
+            ("--nprobe", self.nprobe),
+            ("--shift-nprobe", self.shift_nprobe),
+        ] {
+            if v == 0 || v > m.nlist {
+                return Err(Error::config(
+                    flag,
+                    v,
+                    format!("expected 1 to the index's {} lists", m.nlist),
+                ));
+            }
+        }
+        if !(self.parallelism.is_finite() && self.parallelism >= 1.0) {
+            return Err(Error::config(
+                "--parallelism",
+                self.parallelism,
+                "expected a number >= 1",
+            ));
+        }
+        let layout = crate::vocabulary::parse_layout(&m.reorder).map_err(|reason| {
+            Error::index(format!("manifest reorder {:?}: {reason}", m.reorder))
+        })?;
+        let sizes: Vec<u64> = m.lists.iter().map(|l| l.len).collect();
+        let log = |nprobe: usize| {
+            let mut probes = Vec::with_capacity(nq * nprobe);
+            let mut offsets = Vec::with_capacity(nq + 1);
+            offsets.push(0u32);
+            for q in queries.chunks_exact(dim).take(nq) {
+                probes.extend(index.route(q, nprobe));
+                offsets.push(u32::try_from(probes.len()).unwrap_or(u32::MAX));
+            }
+            (probes, offsets)
+        };
+        let logs = [log(self.nprobe), log(self.shift_nprobe)];
+        let shift_order = order_of(
+            &ReorderInput {
+                centroids: &index.centroids,
+                dim,
+                sizes: &sizes,
+                probes: &logs[0].0,
+                probe_offsets: &logs[0].1,
+            },
+            &self.shift_layout,
+        )?;
+        let mut cases = Vec::with_capacity(4);
+        for (workload, shifted_layout, shifted_nprobe) in [
+            ("validation", false, false),
+            ("locality shift", true, false),
+            ("nprobe shift", false, true),
+            ("both", true, true),
+        ] {
+            let (probes, probe_offsets) = logs[usize::from(shifted_nprobe)].clone();
+            cases.push(Case {
+                workload,
+                layout: if shifted_layout {
+                    self.shift_layout
+                } else {
+                    layout
+                },
+                order: if shifted_layout {
+                    shift_order.clone()
+                } else {
+                    m.order.clone()
+                },
+                sizes: sizes.clone(),
+                probes,
+                probe_offsets,
+                nprobe: if shifted_nprobe {
+                    self.shift_nprobe
+                } else {
+                    self.nprobe
+                },
+                seed: None,
+            });
+        }
+        self.judge(cases)
+    }
+
+    /// Tunes on the first case, then evaluates the tuned rule, `warp` and
+    /// `object_store_rule` on every case.
+    fn judge(&self, cases: Vec<Case>) -> Result<ShiftReport> {
         let grid = default_grid();
         let mut tuned: Option<Method> = None;
         let mut rows = Vec::with_capacity(cases.len());
-        for (workload, p, layout) in cases {
+        for c in cases {
             let base = LogPlanSettings {
-                k_max: p.nprobe,
+                k_max: c.nprobe,
                 parallelism: Some(self.parallelism),
                 surrogate: self.surrogate.clone(),
                 ..LogPlanSettings::default()
             };
-            let w = clustered(&p);
-            let order = reorder(&w.input(), &layout)
-                .map_err(|e| Error::input(format!("reorder {layout}: {e}")))?;
             let log = LogRef {
-                order: &order,
-                sizes: &w.sizes,
-                probes: &w.probes,
-                probe_offsets: &w.probe_offsets,
+                order: &c.order,
+                sizes: &c.sizes,
+                probes: &c.probes,
+                probe_offsets: &c.probe_offsets,
             };
             let greedy = match tuned {
                 None => {
@@ -220,10 +343,10 @@ impl ShiftStudy {
                 Some(m) => evaluate(&log, m, &base)?,
             };
             rows.push(ShiftRow {
-                workload,
-                layout,
-                nprobe: p.nprobe,
-                seed: p.seed,
+                workload: c.workload,
+                layout: c.layout,
+                nprobe: c.nprobe,
+                seed: c.seed,
                 greedy,
                 warp: evaluate(&log, Method::Warp, &base)?,
                 object_store: evaluate(&log, Method::ObjectStoreRule, &base)?,
@@ -235,6 +358,24 @@ impl ShiftStudy {
             rows,
         })
     }
+}
+
+/// One workload of the study: a layout's order over list sizes and a probe
+/// log.
+struct Case {
+    workload: &'static str,
+    layout: Layout,
+    order: Vec<u32>,
+    sizes: Vec<u64>,
+    probes: Vec<u32>,
+    probe_offsets: Vec<u32>,
+    nprobe: usize,
+    seed: Option<u64>,
+}
+
+/// `layout`'s order of `input`, the error naming the layout.
+fn order_of(input: &ReorderInput<'_>, layout: &Layout) -> Result<Vec<u32>> {
+    reorder(input, layout).map_err(|e| Error::input(format!("reorder {layout}: {e}")))
 }
 
 #[cfg(test)]
@@ -270,10 +411,10 @@ mod tests {
             ]
         );
         let v = &report.rows[0];
-        assert_eq!((v.layout, v.nprobe, v.seed), (study.layout, 8, 42));
+        assert_eq!((v.layout, v.nprobe, v.seed), (study.layout, 8, Some(42)));
         assert_eq!(report.rows[1].layout, Layout::Identity);
         assert_eq!(report.rows[3].nprobe, 24);
-        assert_eq!(report.rows[4].seed, 43);
+        assert_eq!(report.rows[4].seed, Some(43));
         // warp is within (1 + ε) of the best plan of at most nprobe requests,
         // which the tuned rule's plan is one of, on every workload.
         for row in &report.rows {

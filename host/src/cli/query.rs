@@ -14,9 +14,10 @@ use serde_json::{Value, json};
 
 use super::args::{OutputArgs, parse_bytes_nonzero, parse_method};
 use crate::dataset::RAISE_DATA;
+use crate::error::one_line;
 use crate::error::{Error, Result};
 use crate::input::check_file;
-use crate::output::{Flow, Output, one_line};
+use crate::output::{Flow, Output};
 use crate::query::SearchResult;
 
 use super::search_opts::SearchOpts;

@@ -1,6 +1,8 @@
 //! `warp tune-greedy`: tune the fixed gap/span coalescing rule by grid search
 //! on a validation workload, then run the shift study (seed summary §7.2):
-//! flags → [`ShiftStudy`] → [`ShiftStudy::run`] → a table or JSON.
+//! flags → [`ShiftStudy`] → [`ShiftStudy::run`] (synthetic workloads) or
+//! [`ShiftStudy::run_on_index`] (`--url`: a built index and its stored
+//! queries) → a table or JSON.
 
 use std::path::PathBuf;
 
@@ -14,14 +16,22 @@ use super::args::{
 use crate::calibrate::SurrogateSpec;
 use crate::calibrate::shift::{ShiftReport, ShiftStudy};
 use crate::config::HostConfigBuilder;
-use crate::error::Result;
+use crate::error::{Error, Result};
+use crate::ivf::Index;
 use crate::output::Output;
+use crate::search::runtime;
+use crate::store;
 
 /// Arguments of `warp tune-greedy`: tune the fixed coalescing rule on a
-/// synthetic validation workload and run the shift study (plan totals from
-/// planner-core over the probe logs; no store is read).
+/// validation workload and run the shift study (plan totals from
+/// planner-core over the probe logs; no payload is read).
 #[derive(Debug, Args)]
 pub struct TuneGreedyArgs {
+    /// A built index (path, file://, memory:// or s3:// URL): its layout, list sizes and stored
+    /// queries routed to its centroids are the workload, instead of the synthetic one
+    /// (--clusters, --dim, --layout, --mean-size and --seed then do not apply).
+    #[arg(long)]
+    pub url: Option<String>,
     /// Clusters (nlist) of the synthetic workload (1..=65536).
     #[arg(long, default_value_t = 1024)]
     pub clusters: usize,
@@ -94,7 +104,11 @@ impl TuneGreedyArgs {
             surrogate,
             seed: self.seed,
         };
-        study.validate()?;
+        // On an index the synthetic sizes do not apply; `run_on_index`
+        // checks nprobe against the index's lists.
+        if self.url.is_none() {
+            study.validate()?;
+        }
         Ok(study)
     }
 }
@@ -106,7 +120,18 @@ impl TuneGreedyArgs {
 pub fn execute(args: &TuneGreedyArgs) -> Result<()> {
     let study = args.study()?;
     let mut out = Output::stdout(args.output.pretty)?;
-    let report = study.run()?;
+    let report = match &args.url {
+        None => study.run()?,
+        Some(url) => runtime()?.block_on(async {
+            let index = Index::open(store::open_existing(url)?).await?;
+            let (queries, _) = index.queries().await?.ok_or_else(|| {
+                Error::input(format!(
+                    "{url}: the index stores no queries (build it with --queries or synthetic data)"
+                ))
+            })?;
+            study.run_on_index(&index, &queries)
+        })?,
+    };
     let _ = if args.output.json {
         out.json(&report_json(&study, &report))?
     } else {
@@ -169,7 +194,7 @@ fn report_table(study: &ShiftStudy, report: &ShiftReport) -> String {
             r.workload,
             layout_name(&r.layout),
             r.nprobe,
-            r.seed,
+            r.seed.map_or_else(|| "-".to_string(), |s| s.to_string()),
             g.requests,
             gib(g.bytes),
             g.t_ms / 1000.0,

@@ -28,7 +28,7 @@ pub fn read_sizes(path: &Path, limit: u64) -> Result<Vec<u64>> {
                 "--sizes: {} line {}: {:?} is not an unsigned integer byte count",
                 path.display(),
                 i + 1,
-                crate::output::one_line(line)
+                crate::error::one_line(line)
             ))
         })?;
         sizes.push(v);
@@ -72,7 +72,7 @@ pub fn read_query_log(path: &Path, limits: &Limits) -> Result<(Vec<u32>, Vec<u32
                     "--query-log: {} line {}: {:?} is not a cluster id",
                     path.display(),
                     i + 1,
-                    crate::output::one_line(tok)
+                    crate::error::one_line(tok)
                 ))
             })?;
             probes.push(id);
