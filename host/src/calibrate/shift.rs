@@ -187,27 +187,38 @@ impl ShiftStudy {
             spread: if other { 0.3 } else { 0.5 },
             ..SyntheticParams::default()
         };
-        let (np, shift_np) = (self.nprobe, self.shift_nprobe);
-        let mut cases = Vec::with_capacity(5);
-        for (workload, p, layout) in [
-            ("validation", params(np, false), self.layout),
-            ("locality shift", params(np, false), self.shift_layout),
-            ("nprobe shift", params(shift_np, false), self.layout),
-            ("both", params(shift_np, false), self.shift_layout),
-            ("other dataset", params(np, true), self.layout),
-        ] {
-            let w = clustered(&p);
-            cases.push(Case {
+        // Three workloads, each generated once; five (workload, layout) cases.
+        let ps = [
+            params(self.nprobe, false),
+            params(self.shift_nprobe, false),
+            params(self.nprobe, true),
+        ];
+        let works = ps.each_ref().map(clustered);
+        let specs = [
+            ("validation", 0, self.layout),
+            ("locality shift", 0, self.shift_layout),
+            ("nprobe shift", 1, self.layout),
+            ("both", 1, self.shift_layout),
+            ("other dataset", 2, self.layout),
+        ];
+        let orders = specs
+            .iter()
+            .map(|&(_, w, layout)| order_of(&works[w].input(), &layout))
+            .collect::<Result<Vec<_>>>()?;
+        let cases = specs
+            .iter()
+            .zip(&orders)
+            .map(|(&(workload, w, layout), order)| Case {
                 workload,
                 layout,
-                order: order_of(&w.input(), &layout)?,
-                sizes: w.sizes,
-                probes: w.probes,
-                probe_offsets: w.probe_offsets,
-                nprobe: p.nprobe,
-                seed: Some(p.seed),
-            });
-        }
+                order,
+                sizes: &works[w].sizes,
+                probes: &works[w].probes,
+                probe_offsets: &works[w].probe_offsets,
+                nprobe: ps[w].nprobe,
+                seed: Some(ps[w].seed),
+            })
+            .collect();
         self.judge(cases)
     }
 
@@ -281,43 +292,37 @@ impl ShiftStudy {
             },
             &self.shift_layout,
         )?;
-        let mut cases = Vec::with_capacity(4);
-        for (workload, shifted_layout, shifted_nprobe) in [
-            ("validation", false, false),
-            ("locality shift", true, false),
-            ("nprobe shift", false, true),
-            ("both", true, true),
-        ] {
-            let (probes, probe_offsets) = logs[usize::from(shifted_nprobe)].clone();
-            cases.push(Case {
-                workload,
-                layout: if shifted_layout {
-                    self.shift_layout
-                } else {
-                    layout
-                },
-                order: if shifted_layout {
-                    shift_order.clone()
-                } else {
-                    m.order.clone()
-                },
-                sizes: sizes.clone(),
-                probes,
-                probe_offsets,
-                nprobe: if shifted_nprobe {
-                    self.shift_nprobe
-                } else {
-                    self.nprobe
-                },
-                seed: None,
-            });
-        }
+        // (layout, order) 0 = the index's, 1 = the shift layout; log 0 =
+        // nprobe, 1 = shift nprobe.
+        let layouts = [
+            (layout, &m.order[..]),
+            (self.shift_layout, &shift_order[..]),
+        ];
+        let nprobes = [self.nprobe, self.shift_nprobe];
+        let cases = [
+            ("validation", 0, 0),
+            ("locality shift", 1, 0),
+            ("nprobe shift", 0, 1),
+            ("both", 1, 1),
+        ]
+        .into_iter()
+        .map(|(workload, l, n)| Case {
+            workload,
+            layout: layouts[l].0,
+            order: layouts[l].1,
+            sizes: &sizes,
+            probes: &logs[n].0,
+            probe_offsets: &logs[n].1,
+            nprobe: nprobes[n],
+            seed: None,
+        })
+        .collect();
         self.judge(cases)
     }
 
     /// Tunes on the first case, then evaluates the tuned rule, `warp` and
     /// `object_store_rule` on every case.
-    fn judge(&self, cases: Vec<Case>) -> Result<ShiftReport> {
+    fn judge(&self, cases: Vec<Case<'_>>) -> Result<ShiftReport> {
         let grid = default_grid();
         let mut tuned: Option<Method> = None;
         let mut rows = Vec::with_capacity(cases.len());
@@ -329,10 +334,10 @@ impl ShiftStudy {
                 ..LogPlanSettings::default()
             };
             let log = LogRef {
-                order: &c.order,
-                sizes: &c.sizes,
-                probes: &c.probes,
-                probe_offsets: &c.probe_offsets,
+                order: c.order,
+                sizes: c.sizes,
+                probes: c.probes,
+                probe_offsets: c.probe_offsets,
             };
             let greedy = match tuned {
                 None => {
@@ -361,14 +366,14 @@ impl ShiftStudy {
 }
 
 /// One workload of the study: a layout's order over list sizes and a probe
-/// log.
-struct Case {
+/// log, borrowed from the workloads it was built from.
+struct Case<'a> {
     workload: &'static str,
     layout: Layout,
-    order: Vec<u32>,
-    sizes: Vec<u64>,
-    probes: Vec<u32>,
-    probe_offsets: Vec<u32>,
+    order: &'a [u32],
+    sizes: &'a [u64],
+    probes: &'a [u32],
+    probe_offsets: &'a [u32],
     nprobe: usize,
     seed: Option<u64>,
 }

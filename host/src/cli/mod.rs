@@ -70,42 +70,33 @@ fn progress_for(json: bool) {
 /// # Errors
 /// The subcommand's error, printed by `main` as one line.
 pub fn execute(cli: Cli) -> crate::error::Result<()> {
-    match cli.command {
-        Command::Plan(args) => {
-            progress_for(args.output.json);
-            plan::execute(&args)
-        }
-        Command::Build(args) => {
-            progress_for(args.output.json);
-            build::execute(&args)
-        }
-        Command::Query(args) => {
-            progress_for(args.output.json);
-            query::execute(&args)
-        }
-        Command::Bench(args) => {
-            progress_for(args.output.json);
-            bench::execute(&args)
-        }
-        Command::Demo(args) => {
-            progress_for(args.output.json);
-            demo::execute(&args)
-        }
-        Command::Reorder(args) => {
-            progress_for(args.output.json);
-            reorder::execute(&args)
-        }
-        Command::Calibrate(args) => {
-            progress_for(args.output.json);
-            calibrate::execute(&args)
-        }
-        Command::TuneGreedy(args) => {
-            progress_for(args.output.json);
-            tune_greedy::execute(&args)
-        }
-        Command::Gc(args) => {
-            progress_for(args.output.json);
-            gc::execute(&args)
+    progress_for(cli.command.output().json);
+    match &cli.command {
+        Command::Plan(args) => plan::execute(args),
+        Command::Build(args) => build::execute(args),
+        Command::Query(args) => query::execute(args),
+        Command::Bench(args) => bench::execute(args),
+        Command::Demo(args) => demo::execute(args),
+        Command::Reorder(args) => reorder::execute(args),
+        Command::Calibrate(args) => calibrate::execute(args),
+        Command::TuneGreedy(args) => tune_greedy::execute(args),
+        Command::Gc(args) => gc::execute(args),
+    }
+}
+
+impl Command {
+    /// The output flags, which every subcommand takes the same way.
+    pub fn output(&self) -> &args::OutputArgs {
+        match self {
+            Command::Plan(a) => &a.output,
+            Command::Build(a) => &a.output,
+            Command::Query(a) => &a.output,
+            Command::Bench(a) => &a.output,
+            Command::Demo(a) => &a.output,
+            Command::Reorder(a) => &a.output,
+            Command::Calibrate(a) => &a.output,
+            Command::TuneGreedy(a) => &a.output,
+            Command::Gc(a) => &a.output,
         }
     }
 }

@@ -74,11 +74,12 @@ pub struct TuneGreedyArgs {
 }
 
 impl TuneGreedyArgs {
-    /// The study of these flags, its bounds checked.
+    /// The study of these flags. Its bounds are checked by
+    /// [`ShiftStudy::run`] (synthetic) or [`ShiftStudy::run_on_index`]
+    /// (nprobe against the index's lists), each before any work.
     ///
     /// # Errors
-    /// [`crate::error::Error::Config`] naming the first bad flag; an
-    /// unreadable, too large or invalid `--surrogate` file.
+    /// An unreadable, too large or invalid `--surrogate` file.
     pub fn study(&self) -> Result<ShiftStudy> {
         let surrogate = match &self.surrogate {
             None => planner_core::Surrogate::S3,
@@ -91,7 +92,7 @@ impl TuneGreedyArgs {
                 SurrogateSpec::read(p, "--surrogate", limits.input_bytes)?
             }
         };
-        let study = ShiftStudy {
+        Ok(ShiftStudy {
             clusters: self.clusters,
             dim: self.dim,
             queries: self.queries,
@@ -103,13 +104,7 @@ impl TuneGreedyArgs {
             parallelism: self.parallelism,
             surrogate,
             seed: self.seed,
-        };
-        // On an index the synthetic sizes do not apply; `run_on_index`
-        // checks nprobe against the index's lists.
-        if self.url.is_none() {
-            study.validate()?;
-        }
-        Ok(study)
+        })
     }
 }
 
