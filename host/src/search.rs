@@ -8,7 +8,7 @@ use crate::config::{HostConfig, Limits, PlannerKind};
 use crate::error::{Error, Result};
 use crate::limits::PlanLimits;
 use crate::query::{BackendFactory, Index, Searcher, component_factory_with, native_factory_with};
-use crate::store;
+use crate::store::{self, Deadline, PlannedError};
 
 /// The planner factory for `kind` under the configured `limits`
 /// (`WARP_PLAN_MEMORY_BYTES`, `WARP_PLAN_DEADLINE_MS`) and its name
@@ -38,7 +38,20 @@ pub async fn open_searcher(
     preload: bool,
     read: crate::query::ReadConfig,
 ) -> Result<(Arc<Searcher>, &'static str)> {
-    let mut loc = store::open_existing(&cfg.url)?;
+    open_searcher_at(store::open_existing(&cfg.url)?, cfg, preload, read).await
+}
+
+/// As [`open_searcher`] on an already opened location (the store, prefix
+/// and display of `cfg.url`, or any store a caller wraps).
+///
+/// # Errors
+/// Store, index and planner errors.
+pub async fn open_searcher_at(
+    mut loc: store::StoreLocation,
+    cfg: &HostConfig,
+    preload: bool,
+    read: crate::query::ReadConfig,
+) -> Result<(Arc<Searcher>, &'static str)> {
     if preload {
         loc = store::preload(&loc).await?;
     }
@@ -57,6 +70,40 @@ pub async fn open_searcher(
         )?),
         name,
     ))
+}
+
+/// Runs `work` — operation `op` (e.g. `"open"`) on `path` (the index's
+/// display name) — within `deadline`, if any: past it the work is dropped
+/// (every read it had in flight is cancelled) and the call fails with the
+/// deadline error the planned read gives ([`crate::store::deadline_exceeded`]
+/// finds it).
+/// This is how a query's one deadline covers everything the query does —
+/// opening the index, reading stored queries, routing, fetching, scanning —
+/// and not only its planned reads.
+///
+/// # Errors
+/// `work`'s own error, or the deadline miss.
+pub async fn within<T>(
+    deadline: Option<Deadline>,
+    op: &'static str,
+    path: &str,
+    work: impl std::future::Future<Output = Result<T>>,
+) -> Result<T> {
+    let Some(d) = deadline else {
+        return work.await;
+    };
+    match tokio::time::timeout_at(d.at, work).await {
+        Ok(r) => r,
+        Err(_) => Err(Error::Store {
+            op,
+            path: path.to_string(),
+            source: PlannedError::DeadlineExceeded {
+                deadline: d.budget,
+                path: path.to_string(),
+            }
+            .into(),
+        }),
+    }
 }
 
 /// A multi-threaded tokio runtime for a command.

@@ -168,3 +168,43 @@ fn a_full_stderr_does_not_panic() {
         .unwrap();
     assert_eq!(out.status.code(), Some(2));
 }
+
+/// Issue 23, "One line means one line": help and version are output like
+/// any other — onto a full disk they fail with one line and exit 2 (they
+/// exited 0 with the text lost), and into a closed pipe they end quietly.
+#[test]
+fn help_and_version_onto_a_full_disk_fail_in_one_line() {
+    for args in [&["--help"][..], &["--version"], &["query", "--help"]] {
+        let out = warp()
+            .args(args)
+            .stdout(std::fs::File::create("/dev/full").unwrap())
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {out:?}");
+        let line = one_error_line(&out.stderr);
+        assert!(line.contains("No space left"), "{args:?}: {line}");
+    }
+    let out = warp().arg("--help").output().unwrap();
+    assert_eq!(out.status.code(), Some(0));
+    assert!(String::from_utf8_lossy(&out.stdout).contains("Usage: warp"));
+}
+
+/// Issue 23: `warp calibrate --url MISSING_DIR` refused the directory only
+/// after creating it (and exited 0); now one line, exit 2, nothing made.
+#[test]
+fn calibrate_refuses_a_missing_directory_without_making_it() {
+    let missing =
+        std::env::temp_dir().join(format!("warp-calibrate-missing-{}", std::process::id()));
+    let out = warp()
+        .args(["calibrate", "--url"])
+        .arg(&missing)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2), "{out:?}");
+    let line = one_error_line(&out.stderr);
+    assert!(
+        line.contains("--url") && line.contains("no such directory"),
+        "{line}"
+    );
+    assert!(!missing.exists(), "calibrate created {}", missing.display());
+}

@@ -45,6 +45,8 @@ fn index() -> &'static (PathBuf, String) {
             "3",
             "--seed",
             "5",
+            "--progress",
+            "lines",
         ]);
         assert!(out.status.success(), "{out:?}");
         (url, String::from_utf8_lossy(&out.stderr).to_string())
@@ -196,4 +198,111 @@ fn reorder_reads_the_index_itself() {
         "x.txt",
     ]);
     assert_eq!(out.status.code(), Some(2));
+}
+
+/// Issue 23, "The deadline does not cover the whole query": with every GET
+/// slow — the manifest's and the centroids' too — `--deadline-ms` bounds
+/// the whole command, opening the index included, and names the deadline.
+#[test]
+fn the_deadline_covers_opening_the_index() {
+    let (url, _) = index();
+    let started = std::time::Instant::now();
+    let out = warp(&[
+        "query",
+        "--url",
+        url.to_str().unwrap(),
+        "--native",
+        "--simulate",
+        "s3",
+        "--sim-first-byte-ms",
+        "20000",
+        "--sim-tail",
+        "0",
+        "--deadline-ms",
+        "100",
+    ]);
+    let took = started.elapsed();
+    assert_eq!(out.status.code(), Some(2), "{out:?}");
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(err.lines().count(), 1, "{err}");
+    assert!(err.contains("deadline of 100 ms exceeded"), "{err}");
+    // Every GET takes 20 s here: only the deadline can end it this soon.
+    assert!(
+        took < std::time::Duration::from_secs(10),
+        "took {took:?}: {err}"
+    );
+}
+
+/// A batch: each query after the first has a deadline of its own (the
+/// first's also covers opening the index), so every query is answered
+/// under a deadline the batch as a whole exceeds (~1 s of 50 ms waves).
+#[test]
+fn every_query_of_a_batch_has_its_own_deadline() {
+    let (url, _) = index();
+    let q = dir().join("deadline-batch.fvecs");
+    let mut bytes = Vec::new();
+    for i in 0..6 {
+        bytes.extend_from_slice(&16i32.to_le_bytes());
+        for j in 0..16 {
+            bytes.extend_from_slice(&((i * 16 + j) as f32 * 0.5).to_le_bytes());
+        }
+    }
+    std::fs::write(&q, bytes).unwrap();
+    let out = warp(&[
+        "query",
+        "--url",
+        url.to_str().unwrap(),
+        "--native",
+        "--queries",
+        q.to_str().unwrap(),
+        "--simulate",
+        "s3",
+        "--sim-first-byte-ms",
+        "50",
+        "--sim-per-mib-ms",
+        "0",
+        "--sim-tail",
+        "0",
+        "--sim-first-byte-sigma",
+        "0",
+        "--cache-mib",
+        "0",
+        "--deadline-ms",
+        "600",
+    ]);
+    assert!(out.status.success(), "{out:?}");
+    let lines = json_lines(&out);
+    assert_eq!(lines.len(), 6, "{lines:?}");
+    assert!(
+        lines.iter().all(|l| l.get("neighbors").is_some()),
+        "{lines:?}"
+    );
+}
+
+/// Issue 23, "One line means one line": when stderr is not a terminal a
+/// failed command leaves exactly its error line there — no progress lines
+/// before it unless `--progress lines` asks for them.
+#[test]
+fn a_failed_build_leaves_one_line_on_stderr() {
+    let file = dir().join("not-a-directory");
+    std::fs::create_dir_all(dir()).unwrap();
+    std::fs::write(&file, b"x").unwrap();
+    let url = file.join("index");
+    let out = warp(&[
+        "build",
+        "--url",
+        url.to_str().unwrap(),
+        "--synthetic",
+        "3000",
+        "--dim",
+        "16",
+        "--nlist",
+        "32",
+        "--niter",
+        "3",
+    ]);
+    assert_eq!(out.status.code(), Some(2), "{out:?}");
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(err.lines().count(), 1, "{err}");
+    assert!(err.starts_with("error: "), "{err}");
 }

@@ -6,7 +6,7 @@ use clap::Parser;
 use clap::error::ErrorKind;
 use warp_host::cli::{Cli, execute};
 use warp_host::error::one_line;
-use warp_host::output::note;
+use warp_host::output::{Output, note};
 
 fn main() {
     let code = match Cli::try_parse() {
@@ -20,9 +20,22 @@ fn main() {
             }
         },
         Err(e) => match e.kind() {
+            // Help and version are the command's output: written like any
+            // other (a full disk is one error line and exit 2, a closed pipe
+            // ends quietly).
             ErrorKind::DisplayHelp | ErrorKind::DisplayVersion => {
-                let _ = e.print();
-                0
+                let written = Output::stdout(false).and_then(|mut out| {
+                    // A closed pipe (Flow::Stop) ends quietly, like any output.
+                    let _ = out.text(&e.render().to_string())?;
+                    out.finish()
+                });
+                match written {
+                    Ok(()) => 0,
+                    Err(err) => {
+                        note(&format!("error: {}", one_line(&err.to_string())));
+                        2
+                    }
+                }
             }
             ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand => {
                 let _ = e.print();

@@ -33,6 +33,26 @@ pub struct OutputArgs {
     /// Indent the JSON printed on stdout.
     #[arg(long)]
     pub pretty: bool,
+    /// Progress of long steps on stderr: `auto` (default: bars on a
+    /// terminal, nothing otherwise, so that a failure leaves exactly one
+    /// error line), `lines` (a line when each step starts and ends, for
+    /// logs), `bars`, or `off`. `--json` implies `off`.
+    #[arg(long, value_enum, default_value_t = ProgressArg::Auto)]
+    pub progress: ProgressArg,
+}
+
+/// `--progress`: how long steps report on stderr.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, clap::ValueEnum)]
+pub enum ProgressArg {
+    /// Bars when stderr is a terminal, nothing otherwise.
+    #[default]
+    Auto,
+    /// One line when each step starts and one when it ends.
+    Lines,
+    /// Bars (seen only on a terminal).
+    Bars,
+    /// Nothing.
+    Off,
 }
 
 pub use crate::config::parse_bytes;

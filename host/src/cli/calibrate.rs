@@ -99,6 +99,15 @@ pub fn execute(args: &CalibrateArgs) -> Result<()> {
     mcfg.concurrency.dedup();
     // Bounds that do not depend on the object, before any I/O.
     mcfg.validate(u64::MAX)?;
+    // Calibration measures a store; it never creates one (a mistyped
+    // directory would otherwise be made, measured and reported as fine).
+    if store::is_missing_local_dir(&cfg.url) {
+        return Err(Error::config(
+            "--url",
+            store::redact(&cfg.url),
+            "no such directory (calibrate measures an existing store or index; create it first)",
+        ));
+    }
     let loc = store::open(&cfg.url)?;
     let mut out = Output::stdout(args.output.pretty)?;
     let cal = runtime()?.block_on(async {

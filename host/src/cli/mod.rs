@@ -53,15 +53,16 @@ pub enum Command {
     Gc(gc::GcArgs),
 }
 
-/// Sets the progress display: none with `--json`, bars on a terminal,
-/// else one line per phase.
-fn progress_for(json: bool) {
-    progress::set_mode(if json {
-        Mode::Off
-    } else if crate::output::stderr_is_terminal() {
-        Mode::Bars
-    } else {
-        Mode::Lines
+/// Sets the progress display from `--progress` and `--json` (which
+/// silences it): by default bars on a terminal and nothing otherwise, so a
+/// failed command leaves exactly its one `error:` line on stderr.
+fn progress_for(output: &args::OutputArgs) {
+    use args::ProgressArg;
+    progress::set_mode(match (output.json, output.progress) {
+        (true, _) | (_, ProgressArg::Off) => Mode::Off,
+        (false, ProgressArg::Lines) => Mode::Lines,
+        (false, ProgressArg::Bars) => Mode::Bars,
+        (false, ProgressArg::Auto) => Mode::Auto,
     });
 }
 
@@ -70,7 +71,7 @@ fn progress_for(json: bool) {
 /// # Errors
 /// The subcommand's error, printed by `main` as one line.
 pub fn execute(cli: Cli) -> crate::error::Result<()> {
-    progress_for(cli.command.output().json);
+    progress_for(cli.command.output());
     match &cli.command {
         Command::Plan(args) => plan::execute(args),
         Command::Build(args) => build::execute(args),

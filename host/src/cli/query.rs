@@ -21,7 +21,9 @@ use crate::output::{Flow, Output};
 use crate::query::SearchResult;
 
 use super::search_opts::SearchOpts;
-use crate::search::{open_searcher, runtime};
+use crate::query::Searcher;
+use crate::search::{open_searcher_at, runtime, within};
+use crate::store::{self, Deadline};
 
 /// Arguments of `warp query`.
 #[derive(Debug, Args)]
@@ -115,45 +117,36 @@ pub fn execute(args: &QueryArgs) -> Result<()> {
     if let Some(path) = &args.queries {
         check_file(path, "--queries", cfg.limits.data_bytes, RAISE_DATA)?;
     }
-    let vector = args.vector.as_deref().map(parse_vector).transpose()?;
+    // Given queries (`--vector`, `--queries`) are read before the deadline
+    // starts: it bounds what the query does with the index, not local files.
+    let given = match (&args.vector, &args.queries) {
+        (Some(v), _) => Some((parse_vector(v)?, None)),
+        (None, Some(path)) => {
+            let (q, d) = crate::formats::read_vectors(path)?;
+            Some((q, Some((path, d))))
+        }
+        (None, None) => None,
+    };
     let mut out = Output::stdout(args.output.pretty)?;
+    let read = args.search.read_config();
+    let budget = read.deadline;
+    let loc = store::open_existing(&cfg.url)?;
     runtime()?.block_on(async {
-        let (searcher, planner) =
-            open_searcher(&cfg, args.search.preload, args.search.read_config()).await?;
+        // The first query's deadline starts now: it covers opening the
+        // index (manifest, centroids, …) and reading stored queries too.
+        let first_deadline = budget.map(Deadline::after);
+        let display = loc.display.clone();
+        let (searcher, planner, queries, first) = within(first_deadline, "open", &display, async {
+            let (searcher, planner) =
+                open_searcher_at(loc, &cfg, args.search.preload, read).await?;
+            let (queries, first) = load_queries(args, &searcher, given).await?;
+            Ok((searcher, planner, queries, first))
+        })
+        .await?;
         if let Some(s) = args.search.manifest_surrogate(searcher.index())? {
             params.surrogate = s;
         }
         let dim = searcher.index().manifest.dim;
-        // The queries and the number of the first one.
-        let (queries, first): (Vec<f32>, usize) = if let Some(v) = vector {
-            (v, 0)
-        } else if let Some(path) = &args.queries {
-            let (q, d) = crate::formats::read_vectors(path)?;
-            if d != dim {
-                return Err(Error::input(format!(
-                    "{}: queries have dimension {d}, the index has {dim}",
-                    path.display()
-                )));
-            }
-            (q, 0)
-        } else {
-            let i = args.query_index.unwrap_or(0);
-            let (q, _) = searcher.index().queries().await?.ok_or_else(|| {
-                Error::input("the index stores no queries: pass --vector or --queries")
-            })?;
-            let nq = q.len() / dim;
-            if i >= nq {
-                return Err(Error::config(
-                    "--query-index",
-                    i,
-                    format!(
-                        "the index stores {nq} queries (0..={})",
-                        nq.saturating_sub(1)
-                    ),
-                ));
-            }
-            (q[i * dim..(i + 1) * dim].to_vec(), i)
-        };
         if !queries.len().is_multiple_of(dim) || queries.is_empty() {
             return Err(Error::input(format!(
                 "query has {} values, the index has dimension {dim}",
@@ -164,7 +157,13 @@ pub fn execute(args: &QueryArgs) -> Result<()> {
         let (mut failed, total) = (0usize, queries.len() / dim);
         for (j, q) in queries.chunks_exact(dim).enumerate() {
             let i = first + j;
-            let v = match searcher.search(q, &params).await {
+            // Each later query gets its own deadline.
+            let deadline = if j == 0 {
+                first_deadline
+            } else {
+                budget.map(Deadline::after)
+            };
+            let v = match searcher.search_by(q, &params, deadline).await {
                 Ok(r) => result_json(i, &r, planner),
                 // One query alone fails as the command.
                 Err(e) if !many => return Err(e),
@@ -186,4 +185,43 @@ pub fn execute(args: &QueryArgs) -> Result<()> {
         }
         Ok(())
     })
+}
+
+/// Queries given on the command line: the values, and for a `--queries`
+/// file its path and dimension.
+type Given<'a> = Option<(Vec<f32>, Option<(&'a PathBuf, usize)>)>;
+
+/// The queries of `warp query` (`given`, or one stored with the index) and
+/// the number of the first one.
+async fn load_queries(
+    args: &QueryArgs,
+    searcher: &Searcher,
+    given: Given<'_>,
+) -> Result<(Vec<f32>, usize)> {
+    let dim = searcher.index().manifest.dim;
+    match given {
+        Some((_, Some((path, d)))) if d != dim => Err(Error::input(format!(
+            "{}: queries have dimension {d}, the index has {dim}",
+            path.display()
+        ))),
+        Some((q, _)) => Ok((q, 0)),
+        None => {
+            let i = args.query_index.unwrap_or(0);
+            let (q, _) = searcher.index().queries().await?.ok_or_else(|| {
+                Error::input("the index stores no queries: pass --vector or --queries")
+            })?;
+            let nq = q.len() / dim;
+            if i >= nq {
+                return Err(Error::config(
+                    "--query-index",
+                    i,
+                    format!(
+                        "the index stores {nq} queries (0..={})",
+                        nq.saturating_sub(1)
+                    ),
+                ));
+            }
+            Ok((q[i * dim..(i + 1) * dim].to_vec(), i))
+        }
+    }
 }

@@ -13,6 +13,7 @@
 //! no rows is an error (there is no dimension to report).
 
 pub mod bigann;
+mod npy;
 pub mod reorder_input;
 
 use std::fmt;
@@ -20,6 +21,7 @@ use std::io::{BufWriter, Write};
 use std::path::{Path, PathBuf};
 
 pub use bigann::{BinKind, read_bin, read_ibin};
+pub use npy::read_npy;
 
 /// Why a vector file could not be read or written.
 #[derive(Debug)]
@@ -225,120 +227,6 @@ fn check_finite(path: &Path, v: &[f32], dim: usize) -> Result<(), FormatError> {
     Ok(())
 }
 
-/// Reads a NumPy `.npy` file holding a C-order 2-D array of `<f4`, `<f8`,
-/// `<i4`, `<i8` or `|u1`, converting to `f32`.
-///
-/// # Returns
-/// The rows row-major and the number of columns.
-///
-/// # Errors
-/// [`FormatError::Malformed`] for a bad magic or header, an unsupported dtype,
-/// Fortran order, a shape that is not 2-D or has no rows, a size that does not
-/// match the shape, or non-finite values.
-pub fn read_npy(path: &Path) -> Result<(Vec<f32>, usize), FormatError> {
-    let bytes = read_all(path)?;
-    if bytes.len() < 10 || &bytes[0..6] != b"\x93NUMPY" {
-        return Err(malformed(path, "not a .npy file (bad magic)"));
-    }
-    let major = bytes[6];
-    let (hlen, hstart) = match major {
-        1 => (u16::from_le_bytes([bytes[8], bytes[9]]) as usize, 10),
-        2 | 3 => {
-            if bytes.len() < 12 {
-                return Err(malformed(path, "truncated .npy header"));
-            }
-            (
-                u32::from_le_bytes(bytes[8..12].try_into().expect("4 bytes")) as usize,
-                12,
-            )
-        }
-        v => return Err(malformed(path, format!("unsupported .npy version {v}"))),
-    };
-    let header = bytes
-        .get(hstart..hstart + hlen)
-        .ok_or_else(|| malformed(path, "truncated .npy header"))?;
-    let header = std::str::from_utf8(header).map_err(|_| malformed(path, "header is not text"))?;
-    let field = |key: &str| -> Option<&str> {
-        let at = header.find(&format!("'{key}'"))?;
-        let rest = &header[at + key.len() + 2..];
-        let colon = rest.find(':')?;
-        Some(rest[colon + 1..].trim_start())
-    };
-    let descr = field("descr")
-        .and_then(|s| s.strip_prefix('\''))
-        .and_then(|s| s.split('\'').next())
-        .ok_or_else(|| malformed(path, "header has no 'descr'"))?;
-    if field("fortran_order").is_some_and(|s| s.starts_with("True")) {
-        return Err(malformed(path, "Fortran-order arrays are not supported"));
-    }
-    let shape_text = field("shape")
-        .and_then(|s| s.strip_prefix('('))
-        .and_then(|s| s.split(')').next())
-        .ok_or_else(|| malformed(path, "header has no 'shape'"))?;
-    let shape: Vec<usize> = shape_text
-        .split(',')
-        .map(str::trim)
-        .filter(|s| !s.is_empty())
-        .map(|s| s.parse::<usize>())
-        .collect::<Result<_, _>>()
-        .map_err(|_| malformed(path, format!("bad shape ({shape_text})")))?;
-    let [rows, dim] = shape[..] else {
-        return Err(malformed(
-            path,
-            format!("shape ({shape_text}) is not 2-D (rows, dim)"),
-        ));
-    };
-    if rows == 0 || dim == 0 {
-        return Err(malformed(path, format!("shape ({shape_text}) is empty")));
-    }
-    let data = &bytes[hstart + hlen..];
-    let elem = match descr {
-        "<f4" | "<i4" => 4,
-        "<f8" | "<i8" => 8,
-        "|u1" | "<u1" => 1,
-        other => {
-            return Err(malformed(
-                path,
-                format!("unsupported dtype '{other}' (expected <f4, <f8, <i4, <i8 or |u1)"),
-            ));
-        }
-    };
-    let expected = rows
-        .checked_mul(dim)
-        .and_then(|n| n.checked_mul(elem))
-        .ok_or_else(|| malformed(path, "shape overflows"))?;
-    if data.len() != expected {
-        return Err(malformed(
-            path,
-            format!(
-                "data holds {} bytes, shape ({rows}, {dim}) of {descr} needs {expected}",
-                data.len()
-            ),
-        ));
-    }
-    let v: Vec<f32> = match descr {
-        "<f4" => data
-            .chunks_exact(4)
-            .map(|b| f32::from_le_bytes(b.try_into().expect("4")))
-            .collect(),
-        "<i4" => data
-            .chunks_exact(4)
-            .map(|b| i32::from_le_bytes(b.try_into().expect("4")) as f32)
-            .collect(),
-        "<f8" => data
-            .chunks_exact(8)
-            .map(|b| f64::from_le_bytes(b.try_into().expect("8")) as f32)
-            .collect(),
-        "<i8" => data
-            .chunks_exact(8)
-            .map(|b| i64::from_le_bytes(b.try_into().expect("8")) as f32)
-            .collect(),
-        _ => data.iter().map(|&b| f32::from(b)).collect(),
-    };
-    check_finite(path, &v, dim)?;
-    Ok((v, dim))
-}
-
 /// Reads vectors by extension: `.fvecs`, `.bvecs`, `.ivecs` (converted to
 /// `f32`), `.npy`, or big-ann `.fbin`, `.u8bin`, `.i8bin`, `.ibin`.
 ///
@@ -491,41 +379,5 @@ mod tests {
             read_vectors(&tmp("x.txt")),
             Err(FormatError::UnknownExtension { .. })
         ));
-    }
-
-    fn npy(descr: &str, shape: &str, data: &[u8]) -> Vec<u8> {
-        let mut header =
-            format!("{{'descr': '{descr}', 'fortran_order': False, 'shape': {shape}, }}");
-        while (10 + header.len() + 1) % 64 != 0 {
-            header.push(' ');
-        }
-        header.push('\n');
-        let mut out = b"\x93NUMPY\x01\x00".to_vec();
-        out.extend_from_slice(&(header.len() as u16).to_le_bytes());
-        out.extend_from_slice(header.as_bytes());
-        out.extend_from_slice(data);
-        out
-    }
-
-    #[test]
-    fn npy_reads_f4_and_u1() {
-        let p = tmp("a.npy");
-        let vals = [1.0f32, 2.0, 3.0, 4.0, 5.0, 6.0];
-        let data: Vec<u8> = vals.iter().flat_map(|v| v.to_le_bytes()).collect();
-        std::fs::write(&p, npy("<f4", "(3, 2)", &data)).unwrap();
-        assert_eq!(read_npy(&p).unwrap(), (vals.to_vec(), 2));
-        std::fs::write(&p, npy("|u1", "(2, 2)", &[1, 2, 3, 4])).unwrap();
-        assert_eq!(read_vectors(&p).unwrap(), (vec![1.0, 2.0, 3.0, 4.0], 2));
-        std::fs::write(&p, npy("<f4", "(6,)", &data)).unwrap();
-        assert!(read_npy(&p).unwrap_err().to_string().contains("not 2-D"));
-        std::fs::write(&p, npy("<c8", "(3, 2)", &data)).unwrap();
-        assert!(
-            read_npy(&p)
-                .unwrap_err()
-                .to_string()
-                .contains("unsupported dtype")
-        );
-        std::fs::write(&p, npy("<f4", "(4, 2)", &data)).unwrap();
-        assert!(read_npy(&p).unwrap_err().to_string().contains("needs 32"));
     }
 }

@@ -162,16 +162,23 @@ pub fn open_existing(location: &str) -> Result<StoreLocation> {
 /// # Errors
 /// As [`open_existing`].
 pub fn open_existing_with(location: &str, options: &StoreOptions) -> Result<StoreLocation> {
-    let (scheme, rest) = split_scheme(location);
-    // `file://user@host/…` goes on to `open_with`, which refuses it.
-    let userinfo = scheme == "file" && rest.split('/').next().unwrap_or("").contains('@');
-    if matches!(scheme.as_str(), "" | "file") && !userinfo && !std::path::Path::new(rest).is_dir() {
+    if is_missing_local_dir(location) {
         return Err(Error::index(format!(
             "no index at {} (no such directory; run `warp build` first)",
             redact(location)
         )));
     }
     open_with(location, options)
+}
+
+/// Whether `location` is a local directory (a path or `file://`) that does
+/// not exist. Opening it with [`open`] would create it; commands that only
+/// read or measure a store refuse it instead.
+pub fn is_missing_local_dir(location: &str) -> bool {
+    let (scheme, rest) = split_scheme(location);
+    // `file://user@host/…` goes on to `open_with`, which refuses it.
+    let userinfo = scheme == "file" && rest.split('/').next().unwrap_or("").contains('@');
+    matches!(scheme.as_str(), "" | "file") && !userinfo && !std::path::Path::new(rest).is_dir()
 }
 
 /// Opens the store at `location` (see the module docs for the forms) with
