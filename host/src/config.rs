@@ -7,6 +7,7 @@ use std::path::PathBuf;
 
 use crate::error::{Error, Result};
 use crate::store::SimulateConfig;
+use warp_component::EngineOptions;
 
 /// Which planner the query path uses.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -36,7 +37,7 @@ pub struct HostConfig {
     /// Resource bounds of the planner and of the inputs.
     pub limits: Limits,
     /// The planner component's compilation settings and artifact cache.
-    pub component: ComponentEnv,
+    pub component: EngineOptions,
 }
 
 /// Resource bounds: every input and every planner call is refused with a
@@ -59,6 +60,20 @@ pub struct Limits {
     /// of the machine's memory (`/proc/meminfo`), or 8 GiB where unknown
     /// (`WARP_MAX_DATA_BYTES`, flag `--max-data-bytes`).
     pub data_bytes: u64,
+}
+
+impl Limits {
+    /// The per-call caps of the planner under these limits: its
+    /// `plan_memory_bytes` and, as the deadline's cap, its
+    /// `plan_deadline_ms`; the deadline's size-derived part keeps
+    /// [`PlanLimits::default`](planner_core::PlanLimits::default)'s.
+    pub fn plan_limits(&self) -> planner_core::PlanLimits {
+        planner_core::PlanLimits {
+            plan_memory_bytes: self.plan_memory_bytes,
+            max_deadline_ms: self.plan_deadline_ms,
+            ..planner_core::PlanLimits::default()
+        }
+    }
 }
 
 impl Default for Limits {
@@ -88,45 +103,10 @@ pub fn default_data_bytes() -> u64 {
         .map_or(8 << 30, |kib| kib.saturating_mul(1024) / 4 * 3)
 }
 
-/// Settings of the planner component's wasmtime engine, read once per
-/// process by `component.rs` (through [`component_env`]).
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct ComponentEnv {
-    /// Write a perf map of the compiled guest code (`WARP_PERFMAP`, any
-    /// value but `0`/`false`). Default off.
-    pub perfmap: bool,
-    /// Bound guest calls by an epoch deadline. Default on; `WARP_NOEPOCH`
-    /// (any value but `0`/`false`) turns it off, for profiling only.
-    pub epoch_deadline: bool,
-    /// Where compiled components are cached: `WARP_CACHE_DIR` (empty: no
-    /// disk cache), else `$XDG_CACHE_HOME/warp`, else `$HOME/.cache/warp`.
-    /// A cached artifact is native code loaded without re-checking: keep the
-    /// directory private to the user.
-    pub cache_dir: Option<PathBuf>,
-}
-
-impl Default for ComponentEnv {
-    fn default() -> Self {
-        Self {
-            perfmap: false,
-            epoch_deadline: true,
-            cache_dir: default_cache_dir(),
-        }
-    }
-}
-
-fn default_cache_dir() -> Option<PathBuf> {
-    std::env::var_os("XDG_CACHE_HOME")
-        .filter(|d| !d.is_empty())
-        .map(PathBuf::from)
-        .or_else(|| std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".cache")))
-        .map(|d| d.join("warp"))
-}
-
-/// The component settings of the environment (`WARP_PERFMAP`,
-/// `WARP_NOEPOCH`, `WARP_CACHE_DIR`; see [`ComponentEnv`]). Never fails:
-/// these keys accept any value.
-pub fn component_env() -> ComponentEnv {
+/// The planner component's engine options of the environment
+/// (`WARP_PERFMAP`, `WARP_NOEPOCH`, `WARP_CACHE_DIR`; see
+/// [`EngineOptions`]). Never fails: these keys accept any value.
+pub fn component_env() -> EngineOptions {
     let mut b = HostConfigBuilder::new();
     for key in ["WARP_PERFMAP", "WARP_NOEPOCH", "WARP_CACHE_DIR"] {
         if let Some(value) = std::env::var_os(key) {
@@ -134,6 +114,14 @@ pub fn component_env() -> ComponentEnv {
         }
     }
     b.component
+}
+
+/// Configures the planner component's engine from the environment
+/// ([`component_env`]) unless it was configured already; the `warp` command
+/// calls it once at start.
+pub fn configure_component() {
+    // Already configured (a library caller chose first): keep theirs.
+    let _ = warp_component::configure(component_env());
 }
 
 /// Parses a byte count: a number (digits, optionally with a decimal point)
@@ -200,7 +188,7 @@ pub struct HostConfigBuilder {
     simulate: Option<SimulateConfig>,
     planner: PlannerKind,
     limits: Limits,
-    component: ComponentEnv,
+    component: EngineOptions,
     cache_set: bool,
     problems: Vec<Error>,
 }
@@ -214,7 +202,7 @@ impl Default for HostConfigBuilder {
 impl HostConfigBuilder {
     /// Defaults: url `warp-index` (a local directory), 64 I/O slots, 64 MiB
     /// cache, no simulation, the component planner, [`Limits::default`],
-    /// [`ComponentEnv::default`].
+    /// [`EngineOptions::default`].
     pub fn new() -> Self {
         Self {
             url: "warp-index".into(),
@@ -223,7 +211,7 @@ impl HostConfigBuilder {
             simulate: None,
             planner: PlannerKind::Component,
             limits: Limits::default(),
-            component: ComponentEnv::default(),
+            component: EngineOptions::default(),
             cache_set: false,
             problems: Vec::new(),
         }
@@ -234,7 +222,7 @@ impl HostConfigBuilder {
     /// or `none`), `WARP_PLANNER` (`component` or `native`),
     /// `WARP_PLAN_DEADLINE_MS`, `WARP_PLAN_MEMORY_BYTES`,
     /// `WARP_MAX_INPUT_BYTES`, `WARP_MAX_DATA_BYTES` (see [`Limits`]),
-    /// `WARP_PERFMAP`, `WARP_NOEPOCH`, `WARP_CACHE_DIR` (see [`ComponentEnv`]).
+    /// `WARP_PERFMAP`, `WARP_NOEPOCH`, `WARP_CACHE_DIR` (see [`EngineOptions`]).
     pub fn from_env() -> Self {
         let mut b = Self::new();
         for key in ENV_KEYS {
@@ -391,8 +379,8 @@ impl HostConfigBuilder {
         self
     }
 
-    /// Component engine settings. Default [`ComponentEnv::default`].
-    pub fn with_component(mut self, component: ComponentEnv) -> Self {
+    /// Component engine settings. Default [`EngineOptions::default`].
+    pub fn with_component(mut self, component: EngineOptions) -> Self {
         self.component = component;
         self
     }

@@ -14,7 +14,7 @@
 pub mod bench;
 pub mod calibrate;
 pub mod cli;
-pub mod component;
+pub use warp_component as component;
 pub mod config;
 pub mod dataset;
 pub mod error;

@@ -6,7 +6,6 @@ use std::sync::Arc;
 
 use crate::config::{HostConfig, Limits, PlannerKind};
 use crate::error::{Error, Result};
-use crate::limits::PlanLimits;
 use crate::query::{BackendFactory, Index, Searcher, component_factory_with, native_factory_with};
 use crate::store::{self, Deadline, PlannedError};
 
@@ -20,7 +19,7 @@ pub fn backend_factory(
     kind: PlannerKind,
     limits: &Limits,
 ) -> Result<(BackendFactory, &'static str)> {
-    let caps = PlanLimits::from(limits);
+    let caps = limits.plan_limits();
     match kind {
         PlannerKind::Native => Ok((native_factory_with(caps), "native")),
         PlannerKind::Component => Ok((component_factory_with(caps)?, "component")),

@@ -81,6 +81,7 @@ mod interval;
 #[cfg(feature = "json")]
 pub mod json;
 mod lagrangian;
+mod limits;
 mod method;
 mod min_b;
 mod objective;
@@ -98,6 +99,7 @@ mod workspace;
 pub use baseline::{LANCE_BLOCK_SIZE, LANCE_MAX_IOP_SIZE, OBJECT_STORE_COALESCE_GAP};
 pub use error::{Field, PlanError, Resource};
 pub use interval::{Interval, validate};
+pub use limits::PlanLimits;
 pub use method::Method;
 pub use objective::{Parallelism, compare_plans};
 pub use pareto::FrontierPoint;

@@ -3,7 +3,7 @@
 //! The wit-bindgen guest of `wit/planner.wit` (`warp:planner@0.1.0`): thin
 //! conversions between the WIT types and `planner-core`, nothing else. Built for
 //! `wasm32-unknown-unknown` and wrapped into a component that imports nothing;
-//! `warp-host`'s build script does both (see `host/build.rs`), and
+//! `warp-component`'s build script does both (see `host/component/build.rs`), and
 //! `scripts/build-component` writes the result to a file for other embedders.
 //!
 //! One [`Planner`] is kept per instance and grown with

@@ -1,13 +1,13 @@
-//! The planner component inside wasmtime (`warp_host::component`) against the
+//! The planner component inside wasmtime (`warp_component`) against the
 //! native planner: every golden vector bit for bit, every refusal as the same
 //! typed error, and the resource limits.
 
+use planner_core::PlanLimits;
 use planner_core::json::{Instance, PlanJson};
 use planner_core::{
     Breakpoint, Capacity, Interval, Method, Plan, PlanError, PlanRequest, Planner, Surrogate,
 };
-use warp_host::component::{COMPONENT_WASM, ComponentError, PlannerComponent, TrapCause, Work};
-use warp_host::limits::PlanLimits;
+use warp_component::{COMPONENT_WASM, ComponentError, PlannerComponent, TrapCause, Work};
 use warp_host::query::{ComponentBackend, NativeBackend, PlanBackend};
 use warp_tests::{instance_text, load_vectors, outcome, same_json, vectors_dir};
 

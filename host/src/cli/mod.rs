@@ -72,6 +72,7 @@ fn progress_for(output: &args::OutputArgs) {
 /// The subcommand's error, printed by `main` as one line.
 pub fn execute(cli: Cli) -> crate::error::Result<()> {
     progress_for(cli.command.output());
+    crate::config::configure_component();
     match &cli.command {
         Command::Plan(args) => plan::execute(args),
         Command::Build(args) => build::execute(args),

@@ -71,7 +71,7 @@ impl PlanArgs {
 /// epoch deadline). Refusals print exactly the planner's one line, the same
 /// from both runtimes.
 fn plan_within(inst: Instance, native: bool, limits: &Limits) -> Result<PlanJson> {
-    let plan_limits = crate::limits::PlanLimits::from(limits);
+    let plan_limits = limits.plan_limits();
     let req = inst.request();
     let planned = if native {
         NativeBackend::new(plan_limits).plan(&req)

@@ -1,11 +1,11 @@
-//! Builds the planner component that `warp_host::component` embeds.
+//! Builds the planner component that `warp_component` embeds.
 //!
 //! 1. `cargo build --profile component -p planner-wasm --target wasm32-unknown-unknown`
 //!    (the cargo running this script, its own target directory inside `OUT_DIR`,
 //!    so the outer build's lock is never contended);
 //! 2. wraps the core module into a component with `wit-component` (the
 //!    `wasm-tools component new` step, no external binary);
-//! 3. writes `$OUT_DIR/planner.component.wasm`, included by `src/component.rs`.
+//! 3. writes `$OUT_DIR/planner.component.wasm`, included by `src/lib.rs`.
 //!
 //! Set `WARP_PLANNER_COMPONENT=/path/to/planner.wasm` to embed a prebuilt
 //! component instead (skips both steps).
@@ -37,8 +37,9 @@ fn main() {
     let manifest_dir =
         PathBuf::from(env::var_os("CARGO_MANIFEST_DIR").expect("CARGO_MANIFEST_DIR"));
     let root = manifest_dir
-        .parent()
-        .expect("host/ lives in the workspace root");
+        .ancestors()
+        .nth(2)
+        .expect("host/component/ lives two levels below the workspace root");
     let dest = out_dir.join("planner.component.wasm");
 
     println!("cargo:rerun-if-env-changed=WARP_PLANNER_COMPONENT");

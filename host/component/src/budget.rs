@@ -11,7 +11,7 @@ use planner_core::{Capacity, Method, PlanRequest};
 use wasmtime::ResourceLimiter;
 
 use super::error::Work;
-use crate::limits::PlanLimits;
+use planner_core::PlanLimits;
 
 /// Largest guest linear memory for `limits`: twice the planner workspace
 /// limit (workspace plus copies of the call's input and output) and 64 MiB,

@@ -1,27 +1,35 @@
-//! The planner component, run by wasmtime.
+//! # warp-component — the WaRP planner component, run by wasmtime
 //!
-//! The host plans through the same WebAssembly component that Node (jco) and
-//! Python (wasmtime-py) embed, so every runtime computes the identical plan.
+//! What a Rust database embeds to plan its object-store reads through the
+//! same WebAssembly component that Node (jco) and Python (wasmtime-py)
+//! embed, so every runtime computes the identical plan (ARCHITECTURE §13).
+//! The component is built from `planner-core` and embedded in this crate by
+//! its build script, which needs the `wasm32-unknown-unknown` target
+//! (`rustup target add wasm32-unknown-unknown`), or a prebuilt component
+//! named by `WARP_PLANNER_COMPONENT`.
 //!
 //! # Brief overview
 //!
 //! - [`COMPONENT_WASM`] is the component itself (`wit/planner.wit`, world
-//!   `planner-component`), built from `planner-wasm` by `host/build.rs` and
+//!   `planner-component`), built from `planner-wasm` by `host/component/build.rs` and
 //!   embedded in the binary. It imports nothing.
 //! - [`PlannerComponent`] is one instance of it, for one worker: [`plan`],
 //!   [`frontier`], [`evaluate`], and the offline [`reorder`]
 //!   and [`coaccess_gap`]. The component is compiled once
 //!   per process (and the compiled artifact cached on disk, see
 //!   [`cache_dir`]); creating a `PlannerComponent` only instantiates it.
-//! - [`PlanLimits`](crate::limits::PlanLimits) caps every call, as for the native planner: the guest's
-//!   planner refuses a workspace above [`PlanLimits::plan_memory_bytes`](crate::limits::PlanLimits::plan_memory_bytes) (set
+//! - [`PlanLimits`](planner_core::PlanLimits) caps every call, as for the native planner: the guest's
+//!   planner refuses a workspace above [`PlanLimits::plan_memory_bytes`](planner_core::PlanLimits::plan_memory_bytes) (set
 //!   through the WIT `set-memory-limit`), guest memory growth is capped a
 //!   little above it, and an epoch deadline ([`EPOCH_TICK`] resolution) stops
-//!   a call at [`PlanLimits::plan_deadline`](crate::limits::PlanLimits::plan_deadline). A planning call stopped by the
+//!   a call at [`PlanLimits::plan_deadline`](planner_core::PlanLimits::plan_deadline). A planning call stopped by the
 //!   deadline fails with [`PlanError::Interrupted`](planner_core::PlanError::Interrupted), the native backend's
 //!   error; any other trap is [`ComponentError::Trap`]. After a trap the
 //!   instance is replaced, so the next call on the same `PlannerComponent`
 //!   works.
+//! - [`EngineOptions`] configure the process's one wasmtime engine (disk
+//!   cache of the compiled component, epoch deadline, perf map):
+//!   [`configure`] before the first instance, or the defaults.
 //! - [`ComponentError`] keeps the planner's refusal ([`PlanError`](planner_core::PlanError), the very
 //!   value and one-line display the native planner gives), traps, and load
 //!   failures apart.
@@ -44,7 +52,7 @@
 //!
 //! ```
 //! use planner_core::{Interval, Method, PlanRequest, Surrogate};
-//! use warp_host::component::PlannerComponent;
+//! use warp_component::PlannerComponent;
 //!
 //! let mut planner = PlannerComponent::new().unwrap();
 //! let intervals = [Interval::new(0, 4096), Interval::new(8192, 4096), Interval::new(64 << 20, 4096)];
@@ -70,18 +78,18 @@ mod instance;
 mod bindings {
     wasmtime::component::bindgen!({
         world: "planner-component",
-        path: "../wit",
+        path: "../../wit",
     });
 }
 
-pub use engine::cache_dir;
+pub use engine::{EngineOptions, cache_dir, configure};
 pub use error::{ComponentError, TrapCause, Work};
 pub use instance::PlannerComponent;
 
 use std::time::Duration;
 
 /// The planner component (`warp:planner@0.1.0`, world `planner-component`), as
-/// built by `host/build.rs`. `scripts/build-component` writes it to a file.
+/// built by this crate's `build.rs`. `scripts/build-component` writes it to a file.
 pub const COMPONENT_WASM: &[u8] =
     include_bytes!(concat!(env!("OUT_DIR"), "/planner.component.wasm"));
 

@@ -13,7 +13,7 @@ use super::budget::{Budget, CallSize, Guard, guest_memory_max};
 use super::convert;
 use super::engine::{load_err, shared};
 use super::error::{ComponentError, TrapCause, Work};
-use crate::limits::PlanLimits;
+use planner_core::PlanLimits;
 
 /// One instance of the planner component, for one worker (it is `Send`, not
 /// shared: give each thread its own).
