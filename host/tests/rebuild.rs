@@ -9,10 +9,10 @@ mod common;
 
 use std::collections::BTreeSet;
 use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
 use common::faults::FaultyStore;
+use common::gc_loop::gc_loop_during_rebuilds;
 use common::{fixture, write};
 use futures::TryStreamExt;
 use object_store::path::Path;
@@ -207,156 +207,16 @@ async fn a_failed_rebuild_removes_its_objects_and_keeps_the_index() {
     assert!(Index::open(loc).await.is_ok());
 }
 
-/// Issue 23, item 1: `warp gc` in a tight loop (grace 1 ns, forced) while
-/// rebuilds run in place, two at a time, every PUT slowed (one build more
-/// than the other) so gc runs many times inside each build. After each round the index must open and
-/// answer; every build must succeed. Before claims, every round broke the
-/// index (`Object … not found`) while both builds reported success.
-async fn gc_loop_during_rebuilds(url: &str) {
-    const ROUNDS: usize = 25;
-    let f = fixture(None);
-    let plain = store::open(url).unwrap();
-    let slowed = |delay| StoreLocation {
-        store: {
-            let faulty = FaultyStore::new(Arc::clone(&plain.store));
-            faulty.delay_puts(delay);
-            faulty
-        },
-        prefix: plain.prefix.clone(),
-        display: plain.display.clone(),
-    };
-    // The slower build starts first and is still writing when the faster
-    // one, started after the slower one's payload, publishes: its first
-    // objects are then older than the manifest, and only its claim keeps
-    // them.
-    let (slower, faster) = (
-        slowed(Duration::from_millis(15)),
-        slowed(Duration::from_millis(3)),
-    );
-    let order: Vec<u32> = (0..f.trained.nlist() as u32).collect();
-    let reversed: Vec<u32> = order.iter().rev().copied().collect();
-    write(&f, &plain, &order, "identity").await;
-    let reference = answer_all(
-        &Searcher::new(
-            Arc::new(Index::open(plain.clone()).await.unwrap()),
-            4,
-            0,
-            native_factory(),
-        ),
-        &f.queries,
-        f.dim,
-    )
-    .await;
-    let stop = Arc::new(AtomicBool::new(false));
-    let gc = {
-        let (loc, stop) = (plain.clone(), Arc::clone(&stop));
-        let params = GcParams {
-            force: true,
-            local_dir: store::local_dir(url),
-            ..GcParams::new(Duration::from_nanos(1))
-        };
-        tokio::spawn(async move {
-            let (mut runs, mut removed, mut claimed, mut errors) = (0, 0, 0, Vec::new());
-            while !stop.load(Ordering::SeqCst) {
-                match collect(&loc, &params).await {
-                    Ok(r) => {
-                        removed += r.items.len();
-                        claimed += r.kept_claimed;
-                    }
-                    Err(e) => errors.push(e.to_string()),
-                }
-                runs += 1;
-                tokio::task::yield_now().await;
-            }
-            (runs, removed, claimed, errors)
-        })
-    };
-    let workload = warp_host::ivf::Workload {
-        queries: Some(&f.queries),
-        groundtruth: None,
-    };
-    let (mut failed_builds, mut broken_rounds) = (Vec::new(), Vec::new());
-    for round in 0..ROUNDS {
-        let (a, b) = tokio::join!(
-            warp_host::ivf::write(&slower, &f.base, &f.trained, &order, "identity", workload),
-            async {
-                tokio::time::sleep(Duration::from_millis(40)).await;
-                warp_host::ivf::write(
-                    &faster, &f.base, &f.trained, &reversed, "reversed", workload,
-                )
-                .await
-            },
-        );
-        let ids: Vec<String> = [a, b]
-            .into_iter()
-            .filter_map(|r| match r {
-                Ok(m) => Some(m.build_id),
-                Err(e) => {
-                    failed_builds.push(format!("round {round}: {e}"));
-                    None
-                }
-            })
-            .collect();
-        // No build runs now: the current manifest is one of this round's,
-        // and what it names must be readable.
-        let readable = async {
-            let index = Index::open(plain.clone()).await?;
-            if !ids.contains(&index.manifest.build_id) {
-                return Err(warp_host::error::Error::index(format!(
-                    "manifest {} is none of this round's builds {ids:?}",
-                    index.manifest.build_id
-                )));
-            }
-            let searcher = Searcher::new(Arc::new(index), 4, 0, native_factory());
-            let params = SearchParams {
-                nprobe: 6,
-                method: parse_policy("warp").unwrap(),
-                parallelism: Some(2.0),
-                ..SearchParams::default()
-            };
-            let mut answers = Vec::new();
-            for q in f.queries.chunks_exact(f.dim) {
-                let r = searcher.search(q, &params).await?;
-                answers.push(r.neighbors.iter().map(|n| n.id).collect::<Vec<u32>>());
-            }
-            Ok(answers)
-        }
-        .await;
-        match readable {
-            Ok(answers) => assert_eq!(answers, reference, "round {round}"),
-            Err(e) => broken_rounds.push(format!("round {round}: {e}")),
-        }
-    }
-    stop.store(true, Ordering::SeqCst);
-    let (runs, removed, claimed, gc_errors) = gc.await.unwrap();
-    assert!(failed_builds.is_empty(), "{url}: {failed_builds:?}");
-    assert!(
-        broken_rounds.is_empty(),
-        "{url}: {} of {ROUNDS} rounds left an unreadable index: {broken_rounds:?}",
-        broken_rounds.len()
-    );
-    assert!(gc_errors.is_empty(), "{url}: {gc_errors:?}");
-    // gc did run inside the builds, did collect superseded generations,
-    // and did find claimed objects it would otherwise have removed.
-    assert!(
-        runs > ROUNDS && removed > 0 && claimed > 0,
-        "{url}: {runs} runs, {removed} removed, {claimed} kept for claims"
-    );
-    // Every build released its claim.
-    let left = names(&plain).await;
-    assert!(!left.iter().any(|n| n.contains("claim-")), "{left:?}");
-}
-
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn gc_in_a_loop_never_breaks_a_rebuild_in_memory() {
-    gc_loop_during_rebuilds(&format!("memory://gc-loop-{}", std::process::id())).await;
+    gc_loop_during_rebuilds(&format!("memory://gc-loop-{}", std::process::id()), 25).await;
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn gc_in_a_loop_never_breaks_a_rebuild_on_local_files() {
     let dir = std::env::temp_dir().join(format!("warp-gc-loop-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
-    gc_loop_during_rebuilds(dir.to_str().unwrap()).await;
+    gc_loop_during_rebuilds(dir.to_str().unwrap(), 25).await;
     let _ = std::fs::remove_dir_all(&dir);
 }
 
@@ -655,4 +515,52 @@ async fn gc_below_the_grace_floor_is_refused_without_force() {
         assert!(summary.get(key).is_some(), "{key} missing: {stdout}");
     }
     let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn a_build_on_an_unwritable_store_fails_before_any_work() {
+    // Data that would take minutes to generate and train.
+    let job = warp_host::ivf::job::BuildJob {
+        spec: warp_host::dataset::DatasetSpec {
+            input: None,
+            queries: None,
+            groundtruth: None,
+            synthetic: 2_000_000,
+            synthetic_queries: 10,
+            dim: 64,
+            seed: 1,
+            gt_k: 10,
+        },
+        params: warp_host::ivf::IvfBuildParams {
+            nlist: 4096,
+            ..Default::default()
+        },
+        layout: planner_core::reorder::Layout::Identity,
+        limits: warp_host::config::Limits {
+            data_bytes: 64 << 30,
+            ..Default::default()
+        },
+        lease: LeaseParams::default(),
+    };
+    let (plain, loc, faulty) = failing_claims("memory://gc-unwritable");
+    faulty.fail_puts_of("");
+    let rt = warp_host::search::runtime().unwrap();
+    let t0 = std::time::Instant::now();
+    let e = job.run(&rt, &loc).unwrap_err().to_string();
+    let took = t0.elapsed();
+    assert!(
+        e.contains("claim-") && e.contains("disk full (injected)") && !e.contains('\n'),
+        "{e}"
+    );
+    assert!(took < Duration::from_secs(10), "{took:?}");
+    assert!(rt.block_on(names(&plain)).is_empty());
+    // A current-thread runtime cannot renew the claim while the caller
+    // computes: refused before the store is touched.
+    let single = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap();
+    let e = job.run(&single, &plain).unwrap_err().to_string();
+    assert!(e.contains("multi-thread runtime"), "{e}");
+    assert!(rt.block_on(names(&plain)).is_empty());
 }
