@@ -3,24 +3,25 @@
 //!
 //! Every size is checked before any work: flag ranges by clap, then the
 //! estimated memory of the whole build ([`DatasetSpec::check`]) against
-//! the memory limit. Progress goes to stderr, one phase after the other.
+//! the memory limit. Then the build claims its generation on the store
+//! (one small PUT, [`crate::ivf::claim`]): a missing bucket or an
+//! unwritable location fails in one line before any data is generated or
+//! any training starts. Progress goes to stderr, one phase after the other.
 
 use std::path::PathBuf;
-use std::time::Instant;
 
 use clap::Args;
 use clap::builder::RangedU64ValueParser;
 use planner_core::reorder::Layout;
 use serde_json::json;
 
-use super::args::{OutputArgs, layout_name, parse_bytes_nonzero, parse_layout};
+use super::args::{OutputArgs, parse_bytes_nonzero, parse_layout};
 use crate::config::HostConfigBuilder;
 use crate::dataset::{Dataset, DatasetSpec};
 use crate::error::Result;
-use crate::ivf::layout::order_for;
-use crate::ivf::{self, IvfBuildParams, Workload};
+use crate::ivf::job::BuildJob;
+use crate::ivf::{IvfBuildParams, LeaseParams};
 use crate::output::Output;
-use crate::progress::Progress;
 use crate::search::runtime;
 use crate::store;
 
@@ -113,11 +114,12 @@ impl BuildArgs {
     }
 }
 
-/// Runs `warp build`.
+/// Runs `warp build`: flags → [`crate::config::HostConfig`] →
+/// [`BuildJob::run`] (checks, then the claim on the store, then the work).
 ///
 /// # Errors
-/// Bad input, limits, training and store errors, or a failed write of the
-/// summary.
+/// Bad input, limits, the store refusing the claim, training and store
+/// errors, or a failed write of the summary.
 pub fn execute(args: &BuildArgs) -> Result<()> {
     let mut b = HostConfigBuilder::from_env();
     if let Some(u) = &args.url {
@@ -127,46 +129,25 @@ pub fn execute(args: &BuildArgs) -> Result<()> {
         b = b.with_max_data_bytes(m);
     }
     let cfg = b.build()?;
-    let spec = args.spec();
-    spec.check(args.nlist, &cfg.limits)?;
-    if let Some(m) = args.pq_m
-        && args.input.is_none()
-        && !args.dim.is_multiple_of(m)
-    {
-        return Err(crate::error::Error::config(
-            "--pq-m",
-            m,
-            format!("must divide --dim {}", args.dim),
-        ));
-    }
+    let job = BuildJob {
+        spec: args.spec(),
+        params: IvfBuildParams {
+            nlist: args.nlist,
+            pq_m: args.pq_m,
+            niter: args.niter,
+            seed: args.seed,
+            ..IvfBuildParams::default()
+        },
+        layout: args.layout,
+        limits: cfg.limits,
+        lease: LeaseParams::default(),
+    };
+    job.validate()?;
     let mut out = Output::stdout(args.output.pretty)?;
     let loc = store::open(&cfg.url)?;
-    let layout = layout_name(&args.layout);
-    let t0 = Instant::now();
-    let ds = spec.load()?;
-    let t_data = t0.elapsed().as_secs_f64();
-    let params = IvfBuildParams {
-        nlist: args.nlist,
-        pq_m: args.pq_m,
-        niter: args.niter,
-        seed: args.seed,
-        ..IvfBuildParams::default()
-    };
-    let t1 = Instant::now();
-    let trained = ivf::train(&ds.base, ds.dim, &params)?;
-    let t_train = t1.elapsed().as_secs_f64();
-    let pb = Progress::new(1, "layout");
-    let order = order_for(&args.layout, &trained, &ds.base)?;
-    pb.finish();
-    let workload = Workload {
-        queries: (!ds.queries.is_empty()).then_some(&ds.queries[..]),
-        groundtruth: (ds.gt_k > 0).then_some((&ds.groundtruth[..], ds.gt_k)),
-    };
-    let t2 = Instant::now();
-    let manifest = runtime()?.block_on(ivf::write(
-        &loc, &ds.base, &trained, &order, &layout, workload,
-    ))?;
-    let t_write = t2.elapsed().as_secs_f64();
+    let built = job.run(&runtime()?, &loc)?;
+    let manifest = &built.manifest;
+    let s = built.seconds;
     let summary = json!({
         "url": loc.display,
         "build_id": manifest.build_id,
@@ -177,8 +158,8 @@ pub fn execute(args: &BuildArgs) -> Result<()> {
         "pq_m": manifest.pq_m,
         "layout": manifest.reorder,
         "payload_bytes": manifest.payload.size,
-        "queries": ds.queries.len() / ds.dim,
-        "seconds": {"data": t_data, "train": t_train, "write": t_write, "total": t0.elapsed().as_secs_f64()},
+        "queries": built.queries,
+        "seconds": {"data": s.data, "train": s.train, "write": s.write, "total": s.total},
     });
     let _ = out.json(&summary)?;
     out.finish()

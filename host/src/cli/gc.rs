@@ -1,5 +1,6 @@
 //! `warp gc`: remove index objects no manifest names any more, after a grace
-//! period (see [`crate::ivf::gc`] for the rules).
+//! period, never those of a build in progress (see [`crate::ivf::gc`] for
+//! the rules).
 
 use std::time::Duration;
 
@@ -8,6 +9,7 @@ use serde_json::json;
 
 use super::args::OutputArgs;
 use crate::error::Result;
+use crate::ivf::claim::DEFAULT_TTL;
 use crate::ivf::gc::{GcParams, collect};
 use crate::output::{Flow, Output};
 use crate::search::runtime;
@@ -19,11 +21,16 @@ pub struct GcArgs {
     /// The index: a path, file:///dir, memory://name or s3://bucket/prefix.
     #[arg(long)]
     pub url: String,
-    /// Grace period, e.g. `30min`, `6h`, `7days`: objects younger than this
-    /// are kept, and nothing is removed until the current manifest is this
-    /// old (readers of the previous manifest keep their objects that long).
+    /// Grace period, e.g. `30min`, `6h`, `7days` (at least 15min unless
+    /// --force): objects younger than this are kept, and nothing is removed
+    /// until the current manifest is this old (readers of the previous
+    /// manifest keep their objects that long).
     #[arg(long, value_parser = parse_duration)]
     pub older_than: Duration,
+    /// Accept a grace period below 15min (tests; a store nobody else reads
+    /// or builds on). Builds in progress stay protected by their claims.
+    #[arg(long)]
+    pub force: bool,
     /// Print what would be removed; remove nothing.
     #[arg(long)]
     pub dry_run: bool,
@@ -43,18 +50,22 @@ fn parse_duration(s: &str) -> std::result::Result<Duration, String> {
 }
 
 /// Runs `warp gc`: one JSON line per object removed (or to be removed with
-/// `--dry-run`), then one summary line.
+/// `--dry-run`), then one summary line saying what was kept and why.
 ///
 /// # Errors
-/// Store errors, an invalid manifest (nothing is removed then), or a write
-/// to stdout that fails (a closed pipe ends quietly).
+/// A grace period below the floor without `--force` (before anything is
+/// read), store errors, an invalid manifest (nothing is removed then), or a
+/// write to stdout that fails (a closed pipe ends quietly).
 pub fn execute(args: &GcArgs) -> Result<()> {
-    let loc = store::open_existing(&args.url)?;
     let params = GcParams {
         older_than: args.older_than,
+        force: args.force,
         dry_run: args.dry_run,
         local_dir: store::local_dir(&args.url),
+        claim_ttl: DEFAULT_TTL,
     };
+    params.validate()?;
+    let loc = store::open_existing(&args.url)?;
     // Before anything is removed: a closed stdout would lose the record.
     let mut out = Output::stdout(args.output.pretty)?;
     let report = runtime()?.block_on(collect(&loc, &params))?;
@@ -70,9 +81,13 @@ pub fn execute(args: &GcArgs) -> Result<()> {
         "removed_bytes": report.items.iter().map(|i| i.bytes).sum::<u64>(),
         "build_id": report.build_id,
         "manifest_age_s": report.manifest_age_s,
+        "manifest_changed": report.manifest_changed,
         "kept_referenced": report.kept_referenced,
+        "kept_claimed": report.kept_claimed,
+        "kept_newer_than_manifest": report.kept_newer,
         "kept_recent": report.kept_recent,
         "kept_foreign": report.kept_foreign,
+        "live_claims": report.live_claims,
     }))?;
     out.finish()
 }

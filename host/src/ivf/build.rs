@@ -1,10 +1,10 @@
-//! Training an IVF index and writing it to an object store.
-
-use std::time::{SystemTime, UNIX_EPOCH};
+//! Training an IVF index and writing it to an object store, as a
+//! generation claimed by a [`BuildLease`] (see [`super::claim`]).
 
 use object_store::{ObjectStoreExt, PutPayload};
 use rayon::prelude::*;
 
+use super::claim::{BuildLease, LeaseParams};
 use super::distance::nearest;
 use super::kmeans::{self, KMeansParams};
 use super::manifest::{
@@ -157,27 +157,13 @@ fn f32_bytes(v: &[f32]) -> Vec<u8> {
     v.iter().flat_map(|x| x.to_le_bytes()).collect()
 }
 
-fn new_build_id(seed: u64) -> String {
-    let nanos = SystemTime::now()
-        .duration_since(UNIX_EPOCH)
-        .map_or(0, |d| d.as_nanos() as u64);
-    let x = nanos ^ seed.rotate_left(17) ^ u64::from(std::process::id()).rotate_left(40);
-    format!("{:016x}", x.wrapping_mul(0x9E37_79B9_7F4A_7C15))
-}
-
 /// Writes a trained index to `loc` with lists in `order`
-/// (`order[position] = list_no`).
-///
-/// Objects are named with a fresh build id (a new generation, see
-/// [`super::manifest`]); the manifest goes last, so a failure leaves the
-/// previous index (if any) intact and readable. Nothing of the previous
-/// generation is deleted: readers that opened the previous manifest keep
-/// reading it, and `warp gc --older-than D` removes it later. When a write
-/// fails, the objects this build already wrote are removed (best effort).
+/// (`order[position] = list_no`): [`write_claimed`] under a fresh
+/// [`BuildLease`] with the default [`LeaseParams`].
 ///
 /// # Errors
-/// [`Error::Input`] when `order` is not a permutation of the lists;
-/// [`Error::Store`] when a write fails.
+/// [`BuildLease::acquire`]'s (the claim is the first write: a store that
+/// refuses it fails before anything else is done); [`write_claimed`]'s.
 pub async fn write(
     loc: &StoreLocation,
     base: &[f32],
@@ -186,6 +172,141 @@ pub async fn write(
     reorder: &str,
     workload: Workload<'_>,
 ) -> Result<Manifest> {
+    let lease = BuildLease::acquire(loc, &LeaseParams::default()).await?;
+    write_claimed(lease, base, trained, order, reorder, workload).await
+}
+
+/// Writes a trained index as the generation `lease` claims, at the lease's
+/// location, with lists in `order` (`order[position] = list_no`).
+///
+/// Objects are named with the lease's build id (a new generation, see
+/// [`super::manifest`]); the manifest goes last, so a failure leaves the
+/// previous index (if any) intact and readable. Nothing of the previous
+/// generation is deleted: readers that opened the previous manifest keep
+/// reading it, and `warp gc --older-than D` removes it later.
+///
+/// Before the manifest PUT the build renews its claim, then HEADs every
+/// object the manifest names (it must exist with the recorded size), then
+/// checks that the lease is still held: so it never publishes a manifest
+/// naming an object that is gone. After the PUT it HEADs them again (an
+/// object that vanished in between is reported, not hidden behind a
+/// success), then deletes its claim. The lease is checked before every
+/// object PUT: a lost lease stops the build early.
+///
+/// When anything before the manifest PUT fails, the objects this build
+/// wrote are removed (best effort) and the claim is deleted. When the
+/// manifest PUT itself fails, the objects are left to `warp gc`: the PUT
+/// may have landed even though it reported an error, and removing them
+/// could break the index it published.
+///
+/// # Errors
+/// [`Error::Input`] when `order` is not a permutation of the lists;
+/// [`Error::Index`] when the lease is lost or an object is missing or of
+/// the wrong size (before or after publishing); [`Error::Store`] when a
+/// write or a HEAD fails.
+pub async fn write_claimed(
+    lease: BuildLease,
+    base: &[f32],
+    trained: &TrainedIvf,
+    order: &[u32],
+    reorder: &str,
+    workload: Workload<'_>,
+) -> Result<Manifest> {
+    let loc = lease.location().clone();
+    let objects = Objects {
+        loc: &loc,
+        lease: &lease,
+    };
+    let bar = Progress::new(3, "write payload");
+    let staged = async {
+        let manifest = stage(&objects, base, trained, order, reorder, workload, &bar).await?;
+        lease.renew().await?;
+        verify(&loc, &manifest, Phase::BeforePublish).await?;
+        lease.check()?;
+        Ok::<_, Error>(manifest)
+    }
+    .await;
+    let manifest = match staged {
+        Ok(m) => m,
+        Err(e) => {
+            // Nothing names this generation's objects: remove them now
+            // rather than leave them to `warp gc`.
+            objects.remove_all().await;
+            lease.release().await;
+            return Err(e);
+        }
+    };
+    // The switch: one PUT replaces the manifest; nothing is deleted, so
+    // readers of the previous manifest keep their objects (`warp gc`).
+    if let Err(e) = super::manifest::write(&loc, &manifest).await {
+        lease.release().await;
+        return Err(e);
+    }
+    let after = verify(&loc, &manifest, Phase::AfterPublish).await;
+    lease.release().await;
+    after?;
+    bar.inc(1);
+    bar.finish();
+    Ok(manifest)
+}
+
+/// When [`verify`] runs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Phase {
+    BeforePublish,
+    AfterPublish,
+}
+
+/// HEADs every object `manifest` names: each must exist with its recorded
+/// size.
+///
+/// # Complexity
+/// One HEAD per object (at most six).
+async fn verify(loc: &StoreLocation, manifest: &Manifest, phase: Phase) -> Result<()> {
+    for r in manifest.objects() {
+        let path = loc.child(&r.name);
+        let problem = match loc.store.head(&path).await {
+            Ok(meta) if meta.size == r.size => continue,
+            Ok(meta) => format!("has {} bytes, {} expected", meta.size, r.size),
+            Err(object_store::Error::NotFound { .. }) => {
+                "is gone (removed while the build ran?)".to_string()
+            }
+            Err(source) => {
+                return Err(Error::Store {
+                    op: "head",
+                    path: path.to_string(),
+                    source,
+                });
+            }
+        };
+        return Err(Error::index(match phase {
+            Phase::BeforePublish => format!(
+                "object {} of build {} {problem}: nothing was published, the previous index at {} is unchanged",
+                r.name, manifest.build_id, loc.display
+            ),
+            Phase::AfterPublish => format!(
+                "build {} published its manifest at {}, but its object {} {problem}: the index is unreadable, rebuild it",
+                manifest.build_id, loc.display, r.name
+            ),
+        }));
+    }
+    Ok(())
+}
+
+/// Lays out and writes every object of the generation, and returns the
+/// manifest naming them (not yet written).
+async fn stage(
+    objects: &Objects<'_>,
+    base: &[f32],
+    trained: &TrainedIvf,
+    order: &[u32],
+    reorder: &str,
+    workload: Workload<'_>,
+    bar: &Progress,
+) -> Result<Manifest> {
+    objects.lease.check()?;
+    let loc = objects.loc;
+    let build_id = objects.lease.build_id().to_string();
     let dim = trained.dim;
     let nlist = trained.nlist();
     let n = trained.assign.len();
@@ -204,7 +325,6 @@ pub async fn write(
     for (i, &l) in trained.assign.iter().enumerate() {
         members[l as usize].push(i as u32);
     }
-    let bar = Progress::new(3, "write payload");
     let blobs: Vec<Vec<u8>> = order
         .par_iter()
         .map(|&l| {
@@ -254,7 +374,6 @@ pub async fn write(
     drop(blobs);
     bar.inc(1);
 
-    let build_id = new_build_id(trained.assign.len() as u64 ^ nlist as u64);
     // The calibration describes the store, not the build: keep it.
     let previous_surrogate = match loc.store.get(&loc.child(MANIFEST)).await {
         Ok(r) => r
@@ -265,82 +384,64 @@ pub async fn write(
             .and_then(|m| m.surrogate),
         Err(_) => None,
     };
-    let objects = Objects {
-        loc,
-        build_id: &build_id,
-    };
-    let result = async {
-        let payload_ref = objects.put("payload", payload).await?;
-        bar.inc(1);
-        let vectors = if trained.pq.is_some() {
-            let mut v = Vec::with_capacity(n * (dim * 4 + 4));
-            for &l in order {
-                for &i in &members[l as usize] {
-                    let i = i as usize;
-                    let rec = f32_bytes(&base[i * dim..(i + 1) * dim]);
-                    let crc = crc32c::crc32c(&rec);
-                    v.extend_from_slice(&rec);
-                    v.extend_from_slice(&crc.to_le_bytes());
-                }
-            }
-            Some(objects.put("vectors", v).await?)
-        } else {
-            None
-        };
-        let centroids = objects
-            .put("centroids", f32_bytes(&trained.centroids))
-            .await?;
-        let codebooks = match &trained.pq {
-            Some(pq) => Some(objects.put("codebooks", f32_bytes(&pq.codebooks)).await?),
-            None => None,
-        };
-        let queries = match workload.queries {
-            Some(q) => Some(objects.put("queries", fvecs_to_bytes(q, dim)).await?),
-            None => None,
-        };
-        let groundtruth = match workload.groundtruth {
-            Some((g, k)) => Some(objects.put("groundtruth", ivecs_to_bytes(g, k)).await?),
-            None => None,
-        };
-        let manifest = Manifest {
-            format_version: FORMAT_VERSION,
-            build_id: build_id.clone(),
-            kind: if trained.pq.is_some() {
-                IndexKind::IvfPq
-            } else {
-                IndexKind::IvfFlat
-            },
-            metric: "l2".into(),
-            dim,
-            n: n as u64,
-            nlist,
-            pq_m: trained.pq.as_ref().map(|p| p.m),
-            code_size,
-            reorder: reorder.to_string(),
-            order: order.to_vec(),
-            lists,
-            payload: payload_ref,
-            centroids,
-            codebooks,
-            vectors,
-            queries,
-            groundtruth,
-            surrogate: previous_surrogate.clone(),
-        };
-        // The switch: one PUT replaces the manifest; nothing is deleted, so
-        // readers of the previous manifest keep their objects (`warp gc`).
-        super::manifest::write(loc, &manifest).await?;
-        Ok::<_, Error>(manifest)
-    }
-    .await;
-    if result.is_err() {
-        // Nothing names this generation's objects: remove them now rather
-        // than leave them to `warp gc`.
-        objects.remove_all().await;
-    }
-    let manifest = result?;
+    let payload_ref = objects.put("payload", payload).await?;
     bar.inc(1);
-    bar.finish();
+    let vectors = if trained.pq.is_some() {
+        let mut v = Vec::with_capacity(n * (dim * 4 + 4));
+        for &l in order {
+            for &i in &members[l as usize] {
+                let i = i as usize;
+                let rec = f32_bytes(&base[i * dim..(i + 1) * dim]);
+                let crc = crc32c::crc32c(&rec);
+                v.extend_from_slice(&rec);
+                v.extend_from_slice(&crc.to_le_bytes());
+            }
+        }
+        Some(objects.put("vectors", v).await?)
+    } else {
+        None
+    };
+    let centroids = objects
+        .put("centroids", f32_bytes(&trained.centroids))
+        .await?;
+    let codebooks = match &trained.pq {
+        Some(pq) => Some(objects.put("codebooks", f32_bytes(&pq.codebooks)).await?),
+        None => None,
+    };
+    let queries = match workload.queries {
+        Some(q) => Some(objects.put("queries", fvecs_to_bytes(q, dim)).await?),
+        None => None,
+    };
+    let groundtruth = match workload.groundtruth {
+        Some((g, k)) => Some(objects.put("groundtruth", ivecs_to_bytes(g, k)).await?),
+        None => None,
+    };
+    let manifest = Manifest {
+        format_version: FORMAT_VERSION,
+        build_id,
+        kind: if trained.pq.is_some() {
+            IndexKind::IvfPq
+        } else {
+            IndexKind::IvfFlat
+        },
+        metric: "l2".into(),
+        dim,
+        n: n as u64,
+        nlist,
+        pq_m: trained.pq.as_ref().map(|p| p.m),
+        code_size,
+        reorder: reorder.to_string(),
+        order: order.to_vec(),
+        lists,
+        payload: payload_ref,
+        centroids,
+        codebooks,
+        vectors,
+        queries,
+        groundtruth,
+        surrogate: previous_surrogate,
+    };
+    manifest.validate()?;
     Ok(manifest)
 }
 
@@ -375,23 +476,24 @@ async fn put_object(loc: &StoreLocation, name: &str, bytes: Vec<u8>) -> Result<O
     })
 }
 
-/// The objects of one generation being written.
+/// The objects of one generation being written, under its lease.
 struct Objects<'a> {
     loc: &'a StoreLocation,
-    build_id: &'a str,
+    lease: &'a BuildLease,
 }
 
 impl Objects<'_> {
-    /// Writes the object of `role`.
+    /// Writes the object of `role`, if the lease is still held.
     async fn put(&self, role: &str, bytes: Vec<u8>) -> Result<ObjectRef> {
-        put_object(self.loc, &object_name(role, self.build_id), bytes).await
+        self.lease.check()?;
+        put_object(self.loc, &object_name(role, self.lease.build_id()), bytes).await
     }
 
     /// Best-effort removal of every object this generation may have written
     /// (after a failed build; absent ones are ignored).
     async fn remove_all(&self) {
         for role in OBJECT_ROLES {
-            let path = self.loc.child(&object_name(role, self.build_id));
+            let path = self.loc.child(&object_name(role, self.lease.build_id()));
             let _ = self.loc.store.delete(&path).await;
         }
     }

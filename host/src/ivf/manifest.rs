@@ -9,12 +9,21 @@
 //!
 //! Every build is a generation: its objects are named
 //! `<role>-<build_id>.<ext>` ([`generation_object`]), the build id being 16
-//! hex digits unique to the build, so a build never overwrites an object any
-//! manifest points to. A rebuild in place writes the new generation's
-//! objects, then replaces `manifest.json` in one PUT (atomic on S3 and on
-//! local files), and deletes nothing: a reader that opened the previous
-//! manifest keeps reading the previous generation. Objects no manifest names
-//! any more are removed by `warp gc --older-than D` (see [`super::gc`]).
+//! random hex digits unique to the build, so a build never overwrites an
+//! object any manifest points to. A rebuild in place writes the new
+//! generation's objects, then replaces `manifest.json` in one PUT (atomic on
+//! S3 and on local files), and deletes nothing: a reader that opened the
+//! previous manifest keeps reading the previous generation.
+//!
+//! While it runs, a build holds a claim on its generation,
+//! `claim-<build_id>.json`, written before anything else and renewed as a
+//! lease ([`super::claim`]). Before the manifest PUT it renews the claim and
+//! checks that every object the manifest names exists with its size; after
+//! the PUT it deletes the claim. Objects no manifest names any more are
+//! removed by `warp gc --older-than D` (see [`super::gc`]), which never
+//! touches the objects of a generation with a live claim, nor unclaimed ones
+//! at least as new as the current manifest (a build may still be writing
+//! them).
 
 use serde::{Deserialize, Serialize};
 

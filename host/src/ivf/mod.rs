@@ -5,13 +5,17 @@
 //! [`manifest`]) plus objects named with the build id: the payload (every
 //! inverted list contiguous, lists in the reorder method's order), the
 //! centroids, and for IVF-PQ the codebooks and the raw vectors used by the
-//! rerank.
+//! rerank. While a build runs, `claim-<build_id>.json` marks its generation
+//! as in use ([`claim`]); `warp gc` ([`gc`]) removes only what no manifest,
+//! no live claim and no build newer than the manifest can still need.
 
 pub mod build;
+pub mod claim;
 pub mod distance;
 pub mod gc;
 
 pub mod index;
+pub mod job;
 pub mod kmeans;
 pub mod layout;
 pub mod manifest;
@@ -19,7 +23,8 @@ pub mod pq;
 pub mod scan;
 pub mod synthetic;
 
-pub use build::{IvfBuildParams, TrainedIvf, Workload, train, write};
+pub use build::{IvfBuildParams, TrainedIvf, Workload, train, write, write_claimed};
+pub use claim::{BuildLease, LeaseParams};
 pub use index::Index;
 pub use manifest::{IndexKind, ListEntry, Manifest, ObjectRef};
 pub use pq::ProductQuantizer;

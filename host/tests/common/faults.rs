@@ -1,7 +1,8 @@
 //! One fault-injecting [`ObjectStore`] for every test that needs a store to
 //! misbehave: it delegates everything to a real store, except the faults
-//! queued on it — per requested GET range (each used once, in order) and
-//! puts of objects whose file name starts with a given prefix.
+//! queued on it — per requested GET range (each used once, in order), puts
+//! of objects whose file name starts with a given prefix, and a delay on
+//! every put.
 
 use std::collections::HashMap;
 use std::fmt;
@@ -40,6 +41,7 @@ pub(crate) struct FaultyStore {
     inner: Arc<dyn ObjectStore>,
     get_faults: Mutex<HashMap<(u64, u64), Vec<Fault>>>,
     failing_puts: Mutex<Option<String>>,
+    put_delay: Mutex<Duration>,
     gets: AtomicU64,
 }
 
@@ -50,6 +52,7 @@ impl FaultyStore {
             inner,
             get_faults: Mutex::new(HashMap::new()),
             failing_puts: Mutex::new(None),
+            put_delay: Mutex::new(Duration::ZERO),
             gets: AtomicU64::new(0),
         })
     }
@@ -68,6 +71,13 @@ impl FaultyStore {
     /// fail with "disk full (injected)".
     pub(crate) fn fail_puts_of(&self, prefix: &str) {
         *self.failing_puts.lock().unwrap() = Some(prefix.to_owned());
+    }
+
+    /// Makes every put wait `delay` before it is passed on (a slow
+    /// upload: widens the time between a build's first object and its
+    /// manifest).
+    pub(crate) fn delay_puts(&self, delay: Duration) {
+        *self.put_delay.lock().unwrap() = delay;
     }
 
     /// GETs received so far.
@@ -102,6 +112,10 @@ impl ObjectStore for FaultyStore {
             && location.filename().is_some_and(|n| n.starts_with(&prefix))
         {
             return Err(Self::injected("disk full (injected)"));
+        }
+        let delay = *self.put_delay.lock().unwrap();
+        if !delay.is_zero() {
+            tokio::time::sleep(delay).await;
         }
         self.inner.put_opts(location, payload, opts).await
     }

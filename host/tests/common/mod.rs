@@ -1,9 +1,11 @@
-//! Shared fixtures of the host integration tests: a tiny seeded index, and
-//! [`faults::FaultyStore`], the one fault-injecting store.
+//! Shared fixtures of the host integration tests: a tiny seeded index,
+//! [`faults::FaultyStore`], the one fault-injecting store, and
+//! [`gc_loop`], gc racing rebuilds on any store.
 
 #![allow(dead_code)]
 
 pub(crate) mod faults;
+pub(crate) mod gc_loop;
 
 use std::sync::Arc;
 
