@@ -8,7 +8,7 @@ use crate::config::Limits;
 use crate::error::{Error, Result};
 use crate::formats::{read_ivecs, read_vectors};
 use crate::input::check_file;
-use crate::ivf::distance::knn;
+use crate::ivf::distance::{check_build_range, knn};
 use crate::ivf::synthetic::{SyntheticParams, generate};
 use crate::progress::Progress;
 
@@ -182,7 +182,9 @@ impl DatasetSpec {
     /// queries when no file gives it.
     ///
     /// # Errors
-    /// Format errors; [`Error::Input`] for dimension or row-count mismatches.
+    /// Format errors; [`Error::Input`] for dimension or row-count mismatches,
+    /// and for a base or query value beyond
+    /// [`crate::ivf::distance::max_build_magnitude`] (naming row and column).
     pub fn load(&self) -> Result<Dataset> {
         let (base, dim, queries) = match &self.input {
             Some(path) => {
@@ -217,6 +219,9 @@ impl DatasetSpec {
                 (b, self.dim, q)
             }
         };
+        // Before any f32 training or ground truth: values they can handle.
+        check_build_range(&base, dim, "base")?;
+        check_build_range(&queries, dim, "query")?;
         let (groundtruth, gt_k) = match &self.groundtruth {
             Some(p) => {
                 let (g, k) = read_ivecs(p)?;

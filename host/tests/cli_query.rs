@@ -1,8 +1,10 @@
-//! Issue 13 "Messages" and issue 10 "Failing cleanly" on a real index built
-//! by the CLI: `--query-index N` prints N; one bad query in a `--queries`
-//! batch prints its error and the others are answered (exit 2 at the end);
-//! `warp build` reports its phases on stderr; `warp reorder --url` reads the
-//! index's own centroids and payload sizes.
+//! Issue 13 "Messages", issue 10 "Failing cleanly" and issue 23 item 2 (huge
+//! query components) on a real index built by the CLI: `--query-index N`
+//! prints N; one bad query in a `--queries` batch prints its error and the
+//! others are answered (exit 2 at the end); `warp build` reports its phases
+//! on stderr; `warp reorder --url` reads the index's own centroids and
+//! payload sizes; a 1e20 or −3.4e38 query component prints finite distances
+//! and the exact neighbours.
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
@@ -305,4 +307,77 @@ fn a_failed_build_leaves_one_line_on_stderr() {
     let err = String::from_utf8_lossy(&out.stderr);
     assert_eq!(err.lines().count(), 1, "{err}");
     assert!(err.starts_with("error: "), "{err}");
+
+/// Issue 23 item 2: a query component of 1e20 (or −3.4e38) made every f32
+/// distance +inf, printed as `null`, with ids by tie-break. Now the
+/// distances are finite numbers and the ids are the exact answer: the base
+/// vectors with the largest (smallest) component 0, which decides every
+/// exact distance there.
+#[test]
+fn huge_query_components_print_finite_distances_in_exact_order() {
+    use warp_host::ivf::synthetic::{SyntheticParams, generate};
+    let (url, _) = index();
+    // The base `warp build --synthetic 3000 --dim 16 --seed 5` generated.
+    let (base, _) = generate(&SyntheticParams {
+        n: 3000,
+        nq: 8,
+        dim: 16,
+        seed: 5,
+        ..SyntheticParams::default()
+    });
+    for (v, sign) in [(1e20f32, -1.0f32), (-3.4e38, 1.0)] {
+        let vector: Vec<String> = std::iter::once(format!("{v:e}"))
+            .chain(std::iter::repeat_n("1".to_string(), 15))
+            .collect();
+        let out = warp(&[
+            "query",
+            "--url",
+            url.to_str().unwrap(),
+            &format!("--vector={}", vector.join(",")),
+            "--nprobe",
+            "32",
+            "--native",
+        ]);
+        assert!(out.status.success(), "{out:?}");
+        let v = &json_lines(&out)[0];
+        let neighbors = v["neighbors"].as_array().unwrap();
+        assert_eq!(neighbors.len(), 10, "{v}");
+        let d: Vec<f64> = neighbors
+            .iter()
+            .map(|n| n["distance"].as_f64().expect("a number, not null"))
+            .collect();
+        assert!(d.iter().all(|d| d.is_finite()), "{d:?}");
+        assert!(d.windows(2).all(|w| w[0] <= w[1]), "{d:?}");
+        // Exact order: ‖q − x‖² = q_0² − 2q_0·x_0 + ρ(x), ρ(x) = x_0² +
+        // Σ_{i>0} (x_i − 1)² < 10⁶, while distinct x_0 here differ by more
+        // than 10⁻⁹, so 2|q_0|·Δx_0 > 10¹¹ decides: by sign · x_0, then ρ
+        // (f64 is exact enough for ρ's own ties), then id.
+        let rho = |x: &[f32]| -> f64 {
+            let x0 = f64::from(x[0]);
+            x0 * x0
+                + x[1..]
+                    .iter()
+                    .map(|&v| (f64::from(v) - 1.0).powi(2))
+                    .sum::<f64>()
+        };
+        let mut order: Vec<(f32, f64, u32)> = base
+            .chunks_exact(16)
+            .zip(0u32..)
+            .map(|(x, id)| (sign * x[0], rho(x), id))
+            .collect();
+        order.sort_by(|a, b| {
+            a.0.total_cmp(&b.0)
+                .then(a.1.total_cmp(&b.1))
+                .then(a.2.cmp(&b.2))
+        });
+        let want: Vec<u64> = order[..10]
+            .iter()
+            .map(|&(_, _, id)| u64::from(id))
+            .collect();
+        let got: Vec<u64> = neighbors
+            .iter()
+            .map(|n| n["id"].as_u64().unwrap())
+            .collect();
+        assert_eq!(got, want);
+    }
 }

@@ -83,8 +83,9 @@ impl TrainedIvf {
 /// Trains the coarse quantizer (and the PQ) and encodes the base.
 ///
 /// # Errors
-/// [`Error::Input`] for an empty base, `nlist` larger than the base, or a
-/// PQ `m` that does not divide the dimension.
+/// [`Error::Input`] for an empty base, `nlist` larger than the base, a
+/// PQ `m` that does not divide the dimension, or a value beyond
+/// [`super::distance::max_build_magnitude`].
 pub fn train(base: &[f32], dim: usize, params: &IvfBuildParams) -> Result<TrainedIvf> {
     if dim == 0 || base.is_empty() || !base.len().is_multiple_of(dim) {
         return Err(Error::input(format!(
@@ -92,6 +93,7 @@ pub fn train(base: &[f32], dim: usize, params: &IvfBuildParams) -> Result<Traine
             base.len()
         )));
     }
+    super::distance::check_build_range(base, dim, "base")?;
     let n = base.len() / dim;
     if n > u32::MAX as usize {
         return Err(Error::input(format!("{n} vectors exceed the u32 id space")));

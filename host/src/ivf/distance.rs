@@ -1,8 +1,47 @@
-//! Distance kernels: a squared-L2 loop the compiler vectorizes, and blocked
-//! nearest-neighbour searches on top of `sgemm`
-//! (`‖x − c‖² = ‖x‖² − 2·x·c + ‖c‖²`).
+//! The build side's distance kernels: a squared-L2 loop the compiler
+//! vectorizes, and blocked nearest-neighbour searches on top of `sgemm`
+//! (`‖x − c‖² = ‖x‖² − 2·x·c + ‖c‖²`), all in `f32` for speed (k-means,
+//! assignment, PQ training, ground truth, layout samples). They are exact
+//! enough only on bounded values, so a build refuses anything beyond
+//! [`max_build_magnitude`] ([`check_build_range`]). The query path scores
+//! in `f64` instead ([`super::score`]), for every finite query.
 
 use rayon::prelude::*;
+
+use crate::error::{Error, Result};
+
+/// The largest `|value|` a build accepts in a base or query vector of
+/// dimension `dim`: `min(10¹⁵, √(f32::MAX / (16·dim)))`.
+///
+/// Why: every `f32` squared distance of training then stays finite. The
+/// largest is PQ training's, on residuals `x − c` (at most `2M` for a bound
+/// `M`) against codewords (means of residuals, at most `2M`): the `sgemm`
+/// form sums `‖r‖² + ‖c‖² + 2|r·c| ≤ 4·dsub·(2M)² ≤ 16·dim·M²`, below
+/// `f32::MAX` (3.4·10³⁸) for `M = 10¹⁵` up to `dim = 2·10⁷`.
+pub fn max_build_magnitude(dim: usize) -> f32 {
+    let fit = (f64::from(f32::MAX) / (16.0 * dim.max(1) as f64)).sqrt();
+    fit.min(1e15) as f32
+}
+
+/// Checks that every value of `data` (rows of `dim`) is within
+/// [`max_build_magnitude`].
+///
+/// # Errors
+/// [`Error::Input`] naming the first value beyond it: `"{what} vector ROW
+/// component COL is V, beyond ±M ..."`. `O(n·dim)`.
+pub fn check_build_range(data: &[f32], dim: usize, what: &str) -> Result<()> {
+    let max = max_build_magnitude(dim);
+    match data.iter().position(|x| !(x.abs() <= max)) {
+        None => Ok(()),
+        Some(i) => Err(Error::input(format!(
+            "{what} vector {} component {} is {:e}, beyond ±{max:e}: a build trains in f32 \
+             (k-means, PQ, ground truth) and accepts |value| <= {max:e} at dimension {dim}",
+            i / dim.max(1),
+            i % dim.max(1),
+            data[i]
+        ))),
+    }
+}
 
 /// Squared Euclidean distance. The 16 independent accumulators let the
 /// compiler keep the loop in SIMD registers.
@@ -170,6 +209,22 @@ impl Ord for OrdF32 {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn builds_refuse_values_beyond_the_bound() {
+        assert_eq!(max_build_magnitude(128), 1e15);
+        assert!(max_build_magnitude(1 << 26) < 1e15);
+        let mut v = vec![1.0f32; 12];
+        assert!(check_build_range(&v, 4, "base").is_ok());
+        v[9] = -1e20;
+        let e = check_build_range(&v, 4, "base").unwrap_err().to_string();
+        assert!(
+            e.contains("base vector 2 component 1 is -1e20, beyond ±1e15") && !e.contains('\n'),
+            "{e}"
+        );
+        v[9] = f32::NAN;
+        assert!(check_build_range(&v, 4, "query").is_err());
+    }
 
     #[test]
     fn gemm_paths_match_the_direct_kernel() {

@@ -4,10 +4,10 @@ use bytes::Bytes;
 use object_store::ObjectStoreExt;
 use object_store::path::Path;
 
-use super::distance::{OrdF32, l2_sq};
 use super::manifest::{MANIFEST, Manifest, ObjectRef};
 use super::pq::ProductQuantizer;
 use super::scan::f32s;
+use super::score::{Key, Metric, Scorer};
 use crate::error::{Error, Result};
 use crate::formats::{fvecs_from_bytes, ivecs_from_bytes};
 use crate::store::StoreLocation;
@@ -22,6 +22,11 @@ pub struct Index {
     pub centroids: Vec<f32>,
     /// The product quantizer (IVF-PQ).
     pub pq: Option<ProductQuantizer>,
+    metric: Metric,
+    /// Per coordinate, twice the largest centroid magnitude: a query
+    /// coordinate beyond it is scored in the expanded form (see
+    /// [`super::score::L2Query`]).
+    reach: Vec<f64>,
     loc: StoreLocation,
     payload: Path,
     vectors: Option<Path>,
@@ -56,15 +61,24 @@ impl Index {
             }
         };
         let manifest = Manifest::from_bytes(&bytes)?;
+        let metric = Metric::from_name(&manifest.metric).ok_or_else(|| {
+            Error::index(format!(
+                "metric {:?} is not supported",
+                crate::error::bound(&manifest.metric, 40)
+            ))
+        })?;
         let mut index = Self {
             payload: loc.child(&manifest.payload.name),
             vectors: manifest.vectors.as_ref().map(|v| loc.child(&v.name)),
             centroids: Vec::new(),
             pq: None,
+            metric,
+            reach: Vec::new(),
             loc,
             manifest,
         };
         index.centroids = f32s(&index.object(&index.manifest.centroids.clone()).await?);
+        index.reach = reach(&index.centroids, index.manifest.dim);
         if let Some(cb) = index.manifest.codebooks.clone() {
             let m = index.manifest.pq_m.unwrap_or(1);
             index.pq = Some(ProductQuantizer::from_parts(
@@ -136,19 +150,31 @@ impl Index {
         }
     }
 
+    /// Query `q` (of the index's dimension) prepared for the index's metric:
+    /// the scorer of routing, scans and rerank. `O(dim)`.
+    pub fn scorer(&self, q: &[f32]) -> Scorer {
+        Scorer::new(self.metric, q, &self.reach)
+    }
+
     /// The `nprobe` lists nearest to `q` (ascending distance, ties to the
-    /// lower list number).
+    /// lower list number): [`Index::route_by`] with [`Index::scorer`].
+    pub fn route(&self, q: &[f32], nprobe: usize) -> Vec<u32> {
+        self.route_by(&self.scorer(q), nprobe)
+    }
+
+    /// The `nprobe` lists whose centroids have the smallest keys under
+    /// `scorer` (ties to the lower list number).
     ///
     /// # Complexity
     /// `O(nlist · dim)` distances, `O(nlist)` selection, `O(nprobe log nprobe)`
     /// sort.
-    pub fn route(&self, q: &[f32], nprobe: usize) -> Vec<u32> {
+    pub fn route_by(&self, scorer: &Scorer, nprobe: usize) -> Vec<u32> {
         let dim = self.manifest.dim;
-        let mut d: Vec<(OrdF32, u32)> = self
+        let mut d: Vec<(Key, u32)> = self
             .centroids
             .chunks_exact(dim)
             .enumerate()
-            .map(|(i, c)| (OrdF32(l2_sq(q, c)), i as u32))
+            .map(|(i, c)| (scorer.key(c), i as u32))
             .collect();
         let nprobe = nprobe.min(d.len());
         if nprobe < d.len() {
@@ -158,4 +184,16 @@ impl Index {
         d.sort_unstable();
         d.into_iter().map(|(_, l)| l).collect()
     }
+}
+
+/// `reach[i] = 2·max_l |c_{l,i}|` over the rows of `centroids` (`f64`: twice
+/// an `f32` may not fit `f32`). `O(nlist · dim)`.
+fn reach(centroids: &[f32], dim: usize) -> Vec<f64> {
+    let mut reach = vec![0f64; dim];
+    for c in centroids.chunks_exact(dim.max(1)) {
+        for (r, &x) in reach.iter_mut().zip(c) {
+            *r = r.max(2.0 * f64::from(x).abs());
+        }
+    }
+    reach
 }

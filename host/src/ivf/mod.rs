@@ -21,6 +21,7 @@ pub mod layout;
 pub mod manifest;
 pub mod pq;
 pub mod scan;
+pub mod score;
 pub mod synthetic;
 
 pub use build::{IvfBuildParams, TrainedIvf, Workload, train, write, write_claimed};

@@ -1,5 +1,5 @@
-//! Product quantization: `m` sub-quantizers of 256 centroids (8 bits) each,
-//! and asymmetric distance computation (ADC) tables.
+//! Product quantization: `m` sub-quantizers of 256 centroids (8 bits) each.
+//! The query path's ADC tables are [`super::score::AdcTable`].
 
 use rayon::prelude::*;
 
@@ -69,7 +69,8 @@ impl ProductQuantizer {
         Ok(Self { dim, m, codebooks })
     }
 
-    fn centroid(&self, j: usize, c: usize) -> &[f32] {
+    /// Codeword `c` of sub-quantizer `j` (`d/m` floats).
+    pub fn codeword(&self, j: usize, c: usize) -> &[f32] {
         let dsub = self.dsub();
         let at = (j * KSUB + c) * dsub;
         &self.codebooks[at..at + dsub]
@@ -82,34 +83,13 @@ impl ProductQuantizer {
             let sub = &x[j * dsub..(j + 1) * dsub];
             let mut best = (0usize, f32::INFINITY);
             for c in 0..KSUB {
-                let d = super::distance::l2_sq(sub, self.centroid(j, c));
+                let d = super::distance::l2_sq(sub, self.codeword(j, c));
                 if d < best.1 {
                     best = (c, d);
                 }
             }
             *out = best.0 as u8;
         }
-    }
-
-    /// The ADC table of `x`: `table[j·256 + c] = ‖x_j − codebook_j[c]‖²`.
-    pub fn adc_table(&self, x: &[f32], table: &mut Vec<f32>) {
-        let dsub = self.dsub();
-        table.clear();
-        for j in 0..self.m {
-            let sub = &x[j * dsub..(j + 1) * dsub];
-            for c in 0..KSUB {
-                table.push(super::distance::l2_sq(sub, self.centroid(j, c)));
-            }
-        }
-    }
-
-    /// The ADC distance of a code given a table from [`Self::adc_table`].
-    #[inline]
-    pub fn adc_distance(table: &[f32], code: &[u8]) -> f32 {
-        code.iter()
-            .enumerate()
-            .map(|(j, &c)| table[j * KSUB + c as usize])
-            .sum()
     }
 
     /// Checks a deserialized quantizer's shape.
@@ -133,15 +113,17 @@ mod tests {
 
     #[test]
     fn adc_approximates_l2() {
+        use crate::ivf::score::{AdcTable, Metric, Scorer};
         let dim = 8;
         let data: Vec<f32> = (0..600 * dim).map(|i| ((i * 31) % 53) as f32).collect();
         let pq = ProductQuantizer::train(&data, dim, 4, 1).unwrap();
         let mut code = vec![0u8; 4];
         let x = &data[..dim];
         pq.encode(x, &mut code);
-        let mut table = Vec::new();
-        pq.adc_table(x, &mut table);
-        let d = ProductQuantizer::adc_distance(&table, &code);
+        let s = Scorer::new(Metric::L2, x, &[100.0; 8]);
+        let mut table = AdcTable::default();
+        s.adc_table(&pq, &[0.0; 8], &mut table);
+        let d = s.distance(s.adc_key(&table, &code));
         assert!(d < 50.0, "self-distance {d}");
         assert!(ProductQuantizer::train(&data, dim, 3, 1).is_err());
     }

@@ -5,18 +5,18 @@
 //! little-endian `u32` ids ([`ListEntry`](super::ListEntry)). A rerank record
 //! is `dim` little-endian `f32`, then the CRC32C of those bytes.
 //!
-//! Ties are broken by id, then by row, so the answer never depends on the
-//! order lists arrive in (planning changes I/O, never answers).
+//! Every score comes from the query's [`Scorer`] (`f64`, finite and ranked
+//! for every finite query). Ties are broken by id, then by row, so the
+//! answer never depends on the order lists arrive in (planning changes I/O,
+//! never answers).
 
 use std::collections::BinaryHeap;
 
-use super::distance::{OrdF32, l2_sq};
 use super::index::Index;
-use super::pq::ProductQuantizer;
+use super::score::{AdcTable, Key, Scorer};
 
-/// A scored vector: `(distance, id, row)`; ordered by distance, then id,
-/// then row.
-pub type Candidate = (OrdF32, u32, u64);
+/// A scored vector: `(key, id, row)`; ordered by key, then id, then row.
+pub type Candidate = (Key, u32, u64);
 
 /// Decodes little-endian `f32`s (a trailing partial value is ignored).
 pub fn f32s(bytes: &[u8]) -> Vec<f32> {
@@ -46,8 +46,8 @@ impl TopK {
     }
 
     /// Offers one candidate.
-    pub fn push(&mut self, distance: f32, id: u32, row: u64) {
-        let item = (OrdF32(distance), id, row);
+    pub fn push(&mut self, key: Key, id: u32, row: u64) {
+        let item = (key, id, row);
         if self.heap.len() < self.want {
             self.heap.push(item);
         } else if let Some(top) = self.heap.peek()
@@ -68,28 +68,27 @@ impl TopK {
 #[derive(Debug)]
 pub struct Scanner<'a> {
     index: &'a Index,
-    q: &'a [f32],
-    table: Vec<f32>,
-    residual: Vec<f32>,
+    scorer: &'a Scorer,
+    table: AdcTable,
     vector: Vec<f32>,
 }
 
 impl<'a> Scanner<'a> {
-    /// A scanner of `index` for query `q` (of the index's dimension).
-    pub fn new(index: &'a Index, q: &'a [f32]) -> Self {
+    /// A scanner of `index` for a query prepared by `scorer`
+    /// ([`Index::scorer`]).
+    pub fn new(index: &'a Index, scorer: &'a Scorer) -> Self {
         let dim = index.manifest.dim;
         Self {
             index,
-            q,
-            table: Vec::new(),
-            residual: vec![0.0; dim],
+            scorer,
+            table: AdcTable::default(),
             vector: vec![0.0; dim],
         }
     }
 
     /// Scores every vector of list `list_no` (its verified `bytes`) into
-    /// `top`: exact squared L2 for IVF-Flat, ADC on the residual to the
-    /// list's centroid for IVF-PQ.
+    /// `top`: the exact key for IVF-Flat, the ADC key of the reconstruction
+    /// (list centroid plus codewords) for IVF-PQ.
     ///
     /// # Complexity
     /// Flat: `O(count · dim)`. PQ: `O(m · ksub · dsub)` for the table, then
@@ -110,19 +109,16 @@ impl<'a> Scanner<'a> {
                     for (v, b) in self.vector.iter_mut().zip(c.chunks_exact(4)) {
                         *v = f32::from_le_bytes([b[0], b[1], b[2], b[3]]);
                     }
-                    top.push(l2_sq(self.q, &self.vector), id(i), e.first_row + i as u64);
+                    top.push(self.scorer.key(&self.vector), id(i), e.first_row + i as u64);
                 }
             }
             Some(pq) => {
                 let l = list_no as usize;
                 let c = &self.index.centroids[l * dim..(l + 1) * dim];
-                for ((r, x), c) in self.residual.iter_mut().zip(self.q).zip(c) {
-                    *r = x - c;
-                }
-                pq.adc_table(&self.residual, &mut self.table);
+                self.scorer.adc_table(pq, c, &mut self.table);
                 for (i, code) in codes.chunks_exact(code_size).enumerate() {
                     top.push(
-                        ProductQuantizer::adc_distance(&self.table, code),
+                        self.scorer.adc_key(&self.table, code),
                         id(i),
                         e.first_row + i as u64,
                     );
@@ -144,9 +140,9 @@ pub fn check_record(record: &[u8], dim: usize) -> Result<(), (u32, u32)> {
     }
 }
 
-/// The exact squared L2 distance from `q` to a (checked) rerank record.
-pub fn record_distance(q: &[f32], record: &[u8]) -> f32 {
-    l2_sq(q, &f32s(&record[..q.len() * 4]))
+/// The key of a (checked) rerank record of `dim` floats under `scorer`.
+pub fn record_key(scorer: &Scorer, record: &[u8], dim: usize) -> Key {
+    scorer.key(&f32s(&record[..dim * 4]))
 }
 
 #[cfg(test)]
@@ -157,7 +153,7 @@ mod tests {
     fn top_k_keeps_the_smallest_with_ties_by_id() {
         let mut t = TopK::new(2);
         for (d, id) in [(3.0, 1), (1.0, 9), (1.0, 4), (2.0, 2)] {
-            t.push(d, id, 0);
+            t.push(Key::sum(0.0, d), id, 0);
         }
         let ids: Vec<u32> = t.into_sorted().iter().map(|c| c.1).collect();
         assert_eq!(ids, vec![4, 9]);
@@ -170,7 +166,8 @@ mod tests {
         let crc = crc32c::crc32c(&rec);
         rec.extend_from_slice(&crc.to_le_bytes());
         assert!(check_record(&rec, 2).is_ok());
-        assert_eq!(record_distance(&[1.0, 0.0], &rec), 4.0);
+        let s = Scorer::new(super::super::score::Metric::L2, &[1.0, 0.0], &[10.0; 2]);
+        assert_eq!(s.distance(record_key(&s, &rec, 2)), 4.0);
         rec[0] ^= 1;
         assert!(check_record(&rec, 2).is_err());
     }

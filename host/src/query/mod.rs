@@ -34,9 +34,9 @@ pub use params::{ReadConfig, SearchParams};
 pub use result::{Explain, Neighbor, QueryStats, SearchResult};
 
 use crate::error::{Error, Result};
-use crate::ivf::distance::OrdF32;
 use crate::ivf::manifest::IndexKind;
-use crate::ivf::scan::{Candidate, Scanner, TopK, check_record, record_distance};
+use crate::ivf::scan::{Candidate, Scanner, TopK, check_record, record_key};
+use crate::ivf::score::Scorer;
 use crate::store::{
     Deadline, PlanOptions, PlannedRead, PlannedStore, PlannedStoreBuilder, StatsSnapshot,
     into_host, planned_affine,
@@ -166,8 +166,10 @@ impl Searcher {
             stats: QueryStats::default(),
             explain: Vec::new(),
         };
+        // One prepared query scores everything: routing, scans, rerank.
+        let scorer = self.index.scorer(q);
         // Route, then take what the cache has.
-        let probes = self.index.route(q, params.nprobe);
+        let probes = self.index.route_by(&scorer, params.nprobe);
         out.stats.probes = probes.len();
         let (mut lists, missing) = self.cached(&probes, &mut out.stats).await;
         // One planned read for the rest, each list verified by its CRC.
@@ -183,19 +185,24 @@ impl Searcher {
             params.k
         };
         let mut top = TopK::new(want);
-        let mut scanner = Scanner::new(&self.index, q);
+        let mut scanner = Scanner::new(&self.index, &scorer);
         for (l, bytes) in &lists {
             scanner.scan(*l, bytes, &mut top);
         }
         let mut best = top.into_sorted();
         // IVF-PQ: exact distances of the candidates, read the same way.
         if rerank && !best.is_empty() {
-            best = self.rerank(q, &best, params, deadline, &mut out).await?;
+            best = self
+                .rerank(&scorer, &best, params, deadline, &mut out)
+                .await?;
         }
         best.truncate(params.k);
         out.neighbors = best
             .into_iter()
-            .map(|(d, id, _)| Neighbor { id, distance: d.0 })
+            .map(|(key, id, _)| Neighbor {
+                id,
+                distance: scorer.distance(key),
+            })
             .collect();
         Ok(out)
     }
@@ -307,7 +314,7 @@ impl Searcher {
     /// Reads the candidates' vectors and rescores them exactly.
     async fn rerank(
         &self,
-        q: &[f32],
+        scorer: &Scorer,
         best: &[Candidate],
         params: &SearchParams,
         deadline: Option<Deadline>,
@@ -348,7 +355,7 @@ impl Searcher {
         let mut rescored: Vec<Candidate> = rows
             .iter()
             .zip(&parts)
-            .map(|(&(row, id), part)| (OrdF32(record_distance(q, part)), id, row))
+            .map(|(&(row, id), part)| (record_key(scorer, part, dim), id, row))
             .collect();
         rescored.sort_unstable();
         Ok(rescored)

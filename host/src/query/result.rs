@@ -8,8 +8,9 @@ use serde_json::Value;
 pub struct Neighbor {
     /// Row of the base vector.
     pub id: u32,
-    /// Squared L2 distance.
-    pub distance: f32,
+    /// Squared L2 distance, computed in `f64` (finite for every finite
+    /// query; see [`crate::ivf::score`]).
+    pub distance: f64,
 }
 
 /// I/O figures of one query.
@@ -52,7 +53,8 @@ pub struct Explain {
 /// A query's answer.
 #[derive(Debug, Clone, PartialEq)]
 pub struct SearchResult {
-    /// Nearest first, ties by id.
+    /// Nearest first (by the exact ranking key, so distances are
+    /// non-decreasing), ties by id.
     pub neighbors: Vec<Neighbor>,
     /// I/O figures.
     pub stats: QueryStats,
