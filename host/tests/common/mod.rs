@@ -1,9 +1,12 @@
-//! Shared fixtures of the host integration tests: a tiny seeded index, and
-//! [`faults::FaultyStore`], the one fault-injecting store.
+//! Shared fixtures of the host integration tests: a tiny seeded index,
+//! [`faults::FaultyStore`], the one fault-injecting store, and
+//! [`range_server::RangeServer`], an S3 endpoint that answers range GETs
+//! wrongly on request (for object_store's own HTTP checks).
 
 #![allow(dead_code)]
 
 pub(crate) mod faults;
+pub(crate) mod range_server;
 
 use std::sync::Arc;
 
