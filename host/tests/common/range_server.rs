@@ -178,7 +178,11 @@ fn response(body: &[u8], range: Option<(u64, u64)>, answer: Answer) -> Vec<u8> {
         (None, _) | (Some(_), Answer::Whole) => ("200 OK", None, body),
         (Some((a, b)), Answer::Shifted) => {
             let (a, b) = (a + 1, (b + 1).min(size - 1));
-            ("206 Partial Content", Some((a, b)), &body[a as usize..=b as usize])
+            (
+                "206 Partial Content",
+                Some((a, b)),
+                &body[a as usize..=b as usize],
+            )
         }
         (Some((a, b)), Answer::Right | Answer::NoContentRange) => {
             let b = b.min(size - 1);
@@ -186,7 +190,10 @@ fn response(body: &[u8], range: Option<(u64, u64)>, answer: Answer) -> Vec<u8> {
             ("206 Partial Content", cr, &body[a as usize..=b as usize])
         }
     };
-    let mut head = format!("HTTP/1.1 {status}\r\n{common}Content-Length: {}\r\n", bytes.len());
+    let mut head = format!(
+        "HTTP/1.1 {status}\r\n{common}Content-Length: {}\r\n",
+        bytes.len()
+    );
     if let Some((a, b)) = content_range {
         head.push_str(&format!("Content-Range: bytes {a}-{b}/{size}\r\n"));
     }

@@ -203,7 +203,8 @@ pub(crate) fn is_range_mismatch(e: &object_store::Error) -> bool {
 /// `a..b` with decimal `a` and `b` (a `Range<u64>`'s `Debug`).
 fn is_range_text(s: &str) -> bool {
     let digits = |t: &str| !t.is_empty() && t.bytes().all(|b| b.is_ascii_digit());
-    s.split_once("..").is_some_and(|(a, b)| digits(a) && digits(b))
+    s.split_once("..")
+        .is_some_and(|(a, b)| digits(a) && digits(b))
 }
 
 impl From<PlannedError> for object_store::Error {

@@ -158,7 +158,9 @@ impl<S: ObjectStore + ?Sized> Getter<'_, S> {
     }
 
     /// Fetches `range` (predicted to take `t_ms`) under an I/O slot, hedging
-    /// it when it straggles (see [`super::hedge`]).
+    /// it when it straggles (see [`super::hedge`]): still outstanding at the
+    /// edge of the normal band, it is a straggler (counted towards the
+    /// budget's refill whether or not a token and a slot are free for it).
     pub(crate) async fn fetch(&self, range: Range<u64>, t_ms: f64) -> Result<Got, PlannedError> {
         let _slot = self.io.acquire().await.map_err(|_| PlannedError::Stalled {
             timeout: self.stall,
@@ -175,7 +177,7 @@ impl<S: ObjectStore + ?Sized> Getter<'_, S> {
         tokio::select! {
             biased;
             r = &mut primary => {
-                hedger.observe(start.elapsed().as_secs_f64() * 1000.0, t_ms);
+                hedger.observe(start.elapsed().as_secs_f64() * 1000.0, t_ms, false);
                 return r;
             }
             () = tokio::time::sleep(hedger.delay(t_ms)) => {}
@@ -187,7 +189,7 @@ impl<S: ObjectStore + ?Sized> Getter<'_, S> {
                     hedger.refund();
                 }
                 let r = primary.await;
-                hedger.observe(start.elapsed().as_secs_f64() * 1000.0, t_ms);
+                hedger.observe(start.elapsed().as_secs_f64() * 1000.0, t_ms, true);
                 return r;
             }
         };
@@ -210,7 +212,7 @@ impl<S: ObjectStore + ?Sized> Getter<'_, S> {
                 Err(_) => primary.await,
             },
         };
-        hedger.observe(start.elapsed().as_secs_f64() * 1000.0, t_ms);
+        hedger.observe(start.elapsed().as_secs_f64() * 1000.0, t_ms, true);
         out
     }
 
