@@ -209,6 +209,7 @@ impl Hedger {
 
     /// The fraction of the last [`RING`] planned GETs that straggled; 0
     /// until `min_samples` are known.
+    #[cfg(test)]
     pub(crate) fn straggler_rate(&self) -> f64 {
         let st = self.state();
         self.rate_of(&st)
@@ -224,6 +225,7 @@ impl Hedger {
 
     /// Hedges the bucket gains per planned GET now:
     /// `clamp(2 · s, budget, max_budget)`.
+    #[cfg(test)]
     pub(crate) fn refill(&self) -> f64 {
         let st = self.state();
         self.refill_of(&st)
