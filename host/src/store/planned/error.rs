@@ -40,7 +40,8 @@ pub enum PlannedError {
         path: String,
     },
     /// A response made no progress (no headers, or no body chunk) for the
-    /// stall timeout, twice in a row (the first stall is retried once).
+    /// stall timeout on the re-fetch of a GET whose first attempt stalled
+    /// or answered a wrong range.
     Stalled {
         /// The stall timeout.
         timeout: Duration,
@@ -49,8 +50,8 @@ pub enum PlannedError {
         /// Its length.
         len: u64,
     },
-    /// The store answered a different range or length than requested, twice
-    /// in a row.
+    /// The store answered a different range or length than requested on the
+    /// re-fetch of a GET whose first attempt failed (a stall, a wrong range).
     WrongRange {
         /// The range requested.
         requested: std::ops::Range<u64>,
@@ -58,9 +59,9 @@ pub enum PlannedError {
         got: std::ops::Range<u64>,
     },
     /// The inner store's own client refused the answer to a range GET as
-    /// not the range asked for, on the first attempt and on the re-fetch
-    /// (see [`is_range_mismatch`]: a `Content-Range` naming another range,
-    /// none, or a whole-object `200`).
+    /// not the range asked for (see [`is_range_mismatch`]: a `Content-Range`
+    /// naming another range, none, or a whole-object `200`), on the re-fetch
+    /// of a GET whose first attempt failed (a stall, a wrong range).
     RangeRefused {
         /// The range requested.
         requested: std::ops::Range<u64>,
@@ -95,17 +96,17 @@ impl fmt::Display for PlannedError {
                 len,
             } => write!(
                 f,
-                "range {offset}+{len} made no progress for {} ms (stall timeout), twice",
+                "range {offset}+{len} made no progress for {} ms (stall timeout), after one re-fetch",
                 timeout.as_millis()
             ),
             PlannedError::WrongRange { requested, got } => write!(
                 f,
-                "asked for bytes {}..{}, the store answered {}..{} (twice)",
+                "asked for bytes {}..{}, the store answered {}..{} (after one re-fetch)",
                 requested.start, requested.end, got.start, got.end
             ),
             PlannedError::RangeRefused { requested, source } => write!(
                 f,
-                "asked for bytes {}..{}, the answer was not that range (twice): {source}",
+                "asked for bytes {}..{}, the answer was not that range (after one re-fetch): {source}",
                 requested.start, requested.end
             ),
             PlannedError::Plan(e) => write!(f, "{e}"),
@@ -293,7 +294,7 @@ mod tests {
         assert!(e.is_retryable());
         assert_eq!(
             e.to_string(),
-            "asked for bytes 0..10, the answer was not that range (twice): Generic S3 error: Requested 0..10, got 1..11"
+            "asked for bytes 0..10, the answer was not that range (after one re-fetch): Generic S3 error: Requested 0..10, got 1..11"
         );
         let other = PlannedError::from_get(generic("S3", "injected failure"), &(0..10));
         assert!(matches!(other, PlannedError::Store(_)) && !other.is_retryable());
