@@ -373,7 +373,14 @@ class Proxy:
                 no_body = method == "HEAD" or status in (204, 304) or 100 <= status < 200
                 close_delim = header(rhdrs, "content-length") is None and "chunked" not in (header(rhdrs, "transfer-encoding") or "").lower()
                 rbody = b"" if no_body else await asyncio.wait_for(read_body(up[0], rhdrs, self.max_body, until_eof=True), UPSTREAM_TIMEOUT_S)
-                if close_delim and not no_body:
+                # A body delimited by the close, or a server that said it closes
+                # (moto's werkzeug answers `Connection: close` to every request):
+                # the next request needs a fresh upstream connection. Writing it
+                # to the old one would wait for an answer that never comes (a
+                # client connection kept alive after an injected 503 did, for
+                # UPSTREAM_TIMEOUT_S).
+                upstream_closes = "close" in (header(rhdrs, "connection") or "").lower()
+                if (close_delim and not no_body) or upstream_closes:
                     up[1].close()
                     up = None
                 keep_alive = await self.respond(writer, method, target, hdrs, status_line, status, rhdrs, rbody, start)

@@ -1,13 +1,20 @@
 #!/usr/bin/env python3
-"""Unit checks of s3proxy's pure parts (run by scripts/test.d/65-faults):
+"""Unit checks of s3proxy (run by scripts/test.d/65-faults): its pure parts —
 waves against their definition, deterministic fault draws, settings bounds,
-loopback-only addresses. Standard library only."""
+loopback-only addresses — and one exchange on 127.0.0.1: a client connection
+kept alive after an injected 503 is answered again although the upstream
+announces `Connection: close` after every response (as moto's werkzeug does).
+Standard library only; every socket has a timeout and the servers stop."""
 
 import argparse
+import asyncio
 import contextlib
+import http.client
 import io
 import random
+import socket
 import sys
+import threading
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
@@ -31,6 +38,66 @@ def settings(**kw):
     for k, v in kw.items():
         setattr(ns, k, v)
     return s3proxy.Settings(ns)
+
+
+def closing_upstream(stop: threading.Event) -> int:
+    """A server that answers one GET per connection with 10 bytes as a 206
+    and `Connection: close`, then holds the connection open without reading
+    (as moto's werkzeug was seen to: the close is announced, not prompt).
+    Returns its port; its threads end once `stop` is set."""
+    lsock = socket.create_server(("127.0.0.1", 0))
+    lsock.settimeout(0.1)
+
+    def serve(conn: socket.socket) -> None:
+        with conn:
+            conn.settimeout(5)
+            buf = b""
+            while b"\r\n\r\n" not in buf:
+                chunk = conn.recv(4096)
+                if not chunk:
+                    return
+                buf += chunk
+            conn.sendall(b"HTTP/1.1 206 Partial Content\r\nContent-Length: 10\r\n"
+                         b"Content-Range: bytes 0-9/10\r\nConnection: close\r\n\r\n0123456789")
+            stop.wait(10)
+
+    def accept() -> None:
+        with lsock:
+            while not stop.is_set():
+                try:
+                    conn, _ = lsock.accept()
+                except OSError:
+                    continue
+                threading.Thread(target=serve, args=(conn,), daemon=True).start()
+
+    threading.Thread(target=accept, daemon=True).start()
+    return lsock.getsockname()[1]
+
+
+def keep_alive_after_503() -> None:
+    """GET (injected 503), then GET again on the same client connection."""
+    stop = threading.Event()
+    args = s3proxy.parse_args(["--upstream", f"127.0.0.1:{closing_upstream(stop)}", "--max-seconds", "30"])
+    proxy = s3proxy.Proxy(args)
+    loop = asyncio.new_event_loop()
+    server = loop.run_until_complete(asyncio.start_server(proxy.handle, "127.0.0.1", 0))
+    port = server.sockets[0].getsockname()[1]
+    threading.Thread(target=loop.run_forever, daemon=True).start()
+    try:
+        conn = http.client.HTTPConnection("127.0.0.1", port, timeout=5)
+        proxy.settings.rate_503 = 1.0
+        conn.request("GET", "/b/k", headers={"Range": "bytes=0-9"})
+        r = conn.getresponse()
+        assert (r.status, r.read()[:6]) == (503, b"<?xml "), r.status
+        proxy.settings.rate_503 = 0.0
+        conn.request("GET", "/b/k", headers={"Range": "bytes=0-9"})
+        r = conn.getresponse()
+        assert (r.status, r.read()) == (206, b"0123456789"), r.status
+        conn.close()
+    finally:
+        stop.set()
+        loop.call_soon_threadsafe(server.close)
+        loop.call_soon_threadsafe(loop.stop)
 
 
 def main():
@@ -74,7 +141,8 @@ def main():
         except SystemExit:
             continue
         raise AssertionError(f"accepted {argv}")
-    print("s3proxy unit checks: 9 passed, 0 failed")
+    keep_alive_after_503()
+    print("s3proxy unit checks: 10 passed, 0 failed")
 
 
 if __name__ == "__main__":

@@ -95,6 +95,20 @@ pub enum Error {
         /// The first query whose answer differs.
         query: usize,
     },
+    /// A benchmark run failed more of its queries than its bound allows
+    /// (`warp bench --max-error-rate`).
+    TooManyFailures {
+        /// The run (policy, layout, Q, cache).
+        run: String,
+        /// Queries that failed when the run was stopped.
+        failed: usize,
+        /// Queries the run issues (warm-up included).
+        queries: usize,
+        /// The bound on `failed / queries`.
+        max_rate: f64,
+        /// The first failure's message.
+        first: String,
+    },
     /// A local file operation failed.
     Io {
         /// The file.
@@ -142,6 +156,17 @@ impl Error {
                 query,
             } => format!(
                 "policy {policy} returned a different answer than {reference} for query {query}: planning must never change answers"
+            ),
+            Error::TooManyFailures {
+                run,
+                failed,
+                queries,
+                max_rate,
+                first,
+            } => format!(
+                "{run}: {failed} of {queries} queries failed, more than --max-error-rate {max_rate} allows ({}); first failure: {}",
+                (max_rate * *queries as f64).floor(),
+                bound(first, MAX_ECHO)
             ),
             Error::Io { path, source } => format!("{}: {source}", bound(path, MAX_ECHO)),
         }

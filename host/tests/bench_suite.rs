@@ -10,9 +10,11 @@ use std::sync::Arc;
 use planner_core::Pricing;
 use warp_host::bench::plot::{PlotContext, write_all};
 use warp_host::bench::{CacheSize, RunSpec, Suite, Target, Workload};
+use warp_host::error::Error;
 use warp_host::query::{Index, SearchParams, native_factory, parse_policy};
-use warp_host::store;
+use warp_host::store::{self, StoreLocation};
 
+use common::faults::{Fault, FaultyStore};
 use common::{fixture, write};
 
 async fn suite(caches: &[CacheSize]) -> Suite {
@@ -73,6 +75,7 @@ async fn suite(caches: &[CacheSize]) -> Suite {
         },
         io_slots: 8,
         factory: native_factory(),
+        max_error_rate: warp_host::bench::DEFAULT_MAX_ERROR_RATE,
     }
 }
 
@@ -184,6 +187,120 @@ async fn every_run_answers_identically_and_the_cache_sweep_cuts_gets() {
     assert_eq!(write_all(&dir, &no_sweep, &ctx).unwrap().len(), 3);
 }
 
+/// A suite of `separate` then `warp` (Q = 1, no warm-up, 60 queries) on an
+/// index whose store fails the first `faults` GETs of one list's range, and
+/// that list's number of probing queries.
+async fn failing_suite(faults: usize, max_error_rate: f64) -> Suite {
+    let f = fixture(None);
+    let loc = store::open(&format!(
+        "memory://bench-failing-{}-{faults}-{max_error_rate}",
+        std::process::id()
+    ))
+    .unwrap();
+    let identity: Vec<u32> = (0..f.trained.nlist() as u32).collect();
+    write(&f, &loc, &identity, "identity").await;
+    let faulty = FaultyStore::new(Arc::clone(&loc.store));
+    let index = Arc::new(
+        Index::open(StoreLocation {
+            store: Arc::clone(&faulty) as _,
+            prefix: loc.prefix.clone(),
+            display: loc.display.clone(),
+        })
+        .await
+        .unwrap(),
+    );
+    // `separate` reads each probed list with one GET of exactly its range:
+    // the first `faults` queries probing list `l` fail (Q = 1, one at a time).
+    let l = index.route(&f.queries[..f.dim], 6)[0] as usize;
+    let e = &index.manifest.lists[l];
+    for _ in 0..faults {
+        faulty.on_range(e.offset..e.offset + e.len, Fault::Fail);
+    }
+    let runs = ["separate", "warp"]
+        .into_iter()
+        .map(|p| RunSpec {
+            target: 0,
+            params: SearchParams {
+                nprobe: 6,
+                method: parse_policy(p).unwrap(),
+                ..SearchParams::default()
+            },
+            concurrency: 1,
+            cache: CacheSize::Mib(0),
+        })
+        .collect();
+    Suite {
+        read: warp_host::query::ReadConfig::default(),
+        targets: vec![Target {
+            layout: "identity".into(),
+            index,
+        }],
+        runs,
+        workload: Workload {
+            queries: Arc::new(f.queries.clone()),
+            dim: f.dim,
+            groundtruth: None,
+            warmup: 0,
+            queries_per_run: 60,
+            pricing: Pricing::default(),
+            repeats: 1,
+        },
+        io_slots: 8,
+        factory: native_factory(),
+        max_error_rate,
+    }
+}
+
+/// One failed query no longer ends the bench: failures are counted per run,
+/// the other queries measured and checked, and the bench fails only past
+/// `max_error_rate`.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn failed_queries_are_counted_per_policy_and_measuring_goes_on() {
+    // 3 of 60 allowed at 5 %: the report is whole.
+    let rows = failing_suite(3, 0.05).await.run(|_| {}).await.unwrap();
+    assert_eq!(rows.len(), 2);
+    let (separate, warp) = (&rows[0], &rows[1]);
+    assert_eq!(separate.policy, "separate");
+    assert_eq!((separate.errors, separate.queries), (3, 57), "{separate:?}");
+    assert!((separate.error_rate - 0.05).abs() < 1e-12, "{separate:?}");
+    let first = separate.first_error.as_deref().unwrap();
+    assert!(first.contains("injected failure"), "{first}");
+    // The faults were spent: warp answers all 60, identically where
+    // separate answered too (checked by the suite).
+    assert_eq!(
+        (warp.errors, warp.queries, warp.first_error.as_deref()),
+        (0, 60, None)
+    );
+    assert!(separate.qps > 0.0 && separate.p50_ms > 0.0);
+
+    // One failure more than allowed: the bench fails, in one line naming
+    // the run, the count and the bound, and the first failure.
+    let e = failing_suite(4, 0.05).await.run(|_| {}).await.unwrap_err();
+    assert!(
+        matches!(
+            e,
+            Error::TooManyFailures {
+                failed: 4,
+                queries: 60,
+                ..
+            }
+        ),
+        "{e}"
+    );
+    let text = e.to_string();
+    for part in [
+        "separate on identity",
+        "4 of 60 queries failed",
+        "--max-error-rate 0.05",
+        "injected failure",
+    ] {
+        assert!(text.contains(part), "{part}: {text}");
+    }
+    assert!(!text.contains('\n'));
+    let e = failing_suite(0, 1.5).await.run(|_| {}).await.unwrap_err();
+    assert!(e.to_string().contains("--max-error-rate"), "{e}");
+}
+
 fn warp(args: &[&str]) -> (Option<i32>, String, String) {
     let out = Command::new(env!("CARGO_BIN_EXE_warp"))
         .args(args)
@@ -221,6 +338,14 @@ fn numeric_flags_are_refused_before_any_work() {
         (
             vec!["bench", "--url", url, "--warmup", "5000000"],
             "--warmup",
+        ),
+        (
+            vec!["bench", "--url", url, "--max-error-rate", "1.5"],
+            "--max-error-rate",
+        ),
+        (
+            vec!["bench", "--url", url, "--max-error-rate", "1%"],
+            "--max-error-rate",
         ),
         (vec!["demo", "--concurrency", "0"], "--concurrency"),
         (vec!["demo", "--queries", "0"], "--queries"),

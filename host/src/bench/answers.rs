@@ -32,6 +32,11 @@ impl AnswerBook {
         self.names.len() - 1
     }
 
+    /// The name run `run` was registered with (`""` for an unknown run).
+    pub fn name(&self, run: usize) -> &str {
+        self.names.get(run).map_or("", String::as_str)
+    }
+
     /// Checks run `run`'s answer `ids` to query `query` against the first
     /// answer recorded for that query (recording it if there is none).
     /// `O(k)`.

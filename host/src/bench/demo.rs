@@ -256,6 +256,7 @@ pub async fn prepare(cfg: &DemoConfig, say: impl Fn(String)) -> Result<Suite> {
         },
         io_slots: cfg.io_slots,
         factory,
+        max_error_rate: crate::bench::DEFAULT_MAX_ERROR_RATE,
     })
 }
 

@@ -7,7 +7,10 @@
 //!   with a fresh [`Searcher`](crate::query::Searcher) and checks that every
 //!   run answers every query exactly as the first run did (planning changes
 //!   I/O, never answers: a difference is an
-//!   [`Error::ResultMismatch`](crate::error::Error::ResultMismatch)).
+//!   [`Error::ResultMismatch`](crate::error::Error::ResultMismatch)), and
+//!   counts failed queries per run, stopping only when they exceed
+//!   [`Suite::max_error_rate`]
+//!   ([`Error::TooManyFailures`](crate::error::Error::TooManyFailures)).
 //! - [`Recorder`] folds answers into streaming figures (an HDR latency
 //!   histogram, running sums, recall counts) and [`AnswerBook`] keeps one
 //!   reference answer per distinct stored query, so a run's memory does not
@@ -30,4 +33,4 @@ pub use answers::AnswerBook;
 pub use cache::{CacheSize, MAX_CACHE_MIB};
 pub use recorder::Recorder;
 pub use row::{BenchRow, table};
-pub use suite::{RunSpec, Suite, Target, Workload};
+pub use suite::{DEFAULT_MAX_ERROR_RATE, RunSpec, Suite, Target, Workload};

@@ -22,8 +22,19 @@ pub struct BenchRow {
     pub cache_bytes: u64,
     /// Warm-up queries run before measuring (not counted below).
     pub warmup: usize,
-    /// Queries measured.
+    /// Queries measured: answered ones (failed queries are in
+    /// [`errors`](Self::errors), not in QPS, latency or the per-query
+    /// figures).
     pub queries: usize,
+    /// Queries of the run that failed (warm-up included), summed over the
+    /// repeats.
+    pub errors: usize,
+    /// `errors` over the queries the runs issued (warm-up included), in
+    /// `[0, 1]`; at most the suite's `max_error_rate` in a finished report.
+    pub error_rate: f64,
+    /// A failed query's message (the first failure of a repeat), if any
+    /// query failed.
+    pub first_error: Option<String>,
     /// Lists probed per query.
     pub nprobe: usize,
     /// Queries per second over the measured queries.
@@ -82,7 +93,7 @@ impl BenchRow {
 pub fn table(rows: &[BenchRow]) -> String {
     let cached = rows.iter().any(|r| r.cache_bytes > 0);
     let mut out = format!(
-        "{:<14} {:<18} {:>4} {:>6} {:>8} {:>8} {:>8} {:>8} {:>8} {:>10} {:>8} {:>7} {:>7}",
+        "{:<14} {:<18} {:>4} {:>6} {:>8} {:>8} {:>8} {:>8} {:>8} {:>10} {:>8} {:>7} {:>7} {:>6}",
         "layout",
         "policy",
         "Q",
@@ -95,7 +106,8 @@ pub fn table(rows: &[BenchRow]) -> String {
         "KiB/q",
         "$/1M q",
         "plan µs",
-        "R@10"
+        "R@10",
+        "err %"
     );
     out.push_str(&format!(" {:>7} {:>7}", "hedge/q", "ms/MiB"));
     if cached {
@@ -104,7 +116,7 @@ pub fn table(rows: &[BenchRow]) -> String {
     out.push('\n');
     for r in rows {
         out.push_str(&format!(
-            "{:<14} {:<18} {:>4} {:>6} {:>8.1} {:>8.1} {:>8.1} {:>8.1} {:>8.2} {:>10.1} {:>8.3} {:>7.1} {:>7}",
+            "{:<14} {:<18} {:>4} {:>6} {:>8.1} {:>8.1} {:>8.1} {:>8.1} {:>8.2} {:>10.1} {:>8.3} {:>7.1} {:>7} {:>6.1}",
             r.layout,
             r.policy,
             r.concurrency,
@@ -118,6 +130,7 @@ pub fn table(rows: &[BenchRow]) -> String {
             r.dollars_per_million,
             r.plan_us,
             r.recall_at_10.map_or("-".to_string(), |x| format!("{x:.3}")),
+            r.error_rate * 100.0,
         ));
         out.push_str(&format!(
             " {:>7.3} {:>7}",

@@ -5,9 +5,19 @@
 //! one or more [`Target`] indexes. Each run gets a fresh [`Searcher`] (an
 //! empty payload cache of its size, its own planner pool), runs its warm-up
 //! queries, then its measured queries with at most `Q` in flight, and feeds
-//! every answer to one [`AnswerBook`]: the first run's neighbours are the
-//! reference, and any run that answers a query differently stops the suite
+//! every answer to one [`AnswerBook`]: the first run to answer a query sets
+//! its reference, and any run that answers it differently stops the suite
 //! with [`Error::ResultMismatch`].
+//!
+//! # Failed queries
+//! A query that fails (a store error, a checksum still wrong after its
+//! re-fetch, a deadline) does not stop the run: it is counted in the row's
+//! [`errors`](BenchRow::errors) and left out of its latency, QPS and answer
+//! check, and measuring goes on. The run stops with
+//! [`Error::TooManyFailures`] only once its failures exceed
+//! `⌊max_error_rate · (warmup + queries)⌋` — the run's error rate is then
+//! over the bound whatever its remaining queries do, so nothing more is
+//! spent on it.
 //!
 //! # Memory
 //! Bounded independently of the number of queries: at most `Q` queries are in
@@ -106,7 +116,15 @@ pub struct Suite {
     /// How every run's searcher reads (hedging, deadline, stall timeout,
     /// load-aware surrogate).
     pub read: crate::query::ReadConfig,
+    /// The largest fraction of a run's queries (warm-up included) that may
+    /// fail, in `[0, 1]` ([`DEFAULT_MAX_ERROR_RATE`] for `warp bench`).
+    pub max_error_rate: f64,
 }
+
+/// `warp bench --max-error-rate` by default: 1 % of a run's queries may
+/// fail (a store answering wrongly or not at all on more than that is
+/// broken, not slow).
+pub const DEFAULT_MAX_ERROR_RATE: f64 = 0.01;
 
 impl std::fmt::Debug for Suite {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -117,6 +135,7 @@ impl std::fmt::Debug for Suite {
             .field("io_slots", &self.io_slots)
             .field("factory", &"<planner factory>")
             .field("read", &self.read)
+            .field("max_error_rate", &self.max_error_rate)
             .finish()
     }
 }
@@ -126,9 +145,10 @@ impl Suite {
     ///
     /// # Errors
     /// [`Error::Input`] for an empty workload, a Q of 0 or a target index out
-    /// of range; the first failing query's error; [`Error::ResultMismatch`]
-    /// when a run answers a query differently from the first run that
-    /// answered it.
+    /// of range, [`Error::Config`] for a `max_error_rate` outside `[0, 1]`;
+    /// [`Error::TooManyFailures`] when a run's failed queries exceed the
+    /// bound; [`Error::ResultMismatch`] when a run answers a query
+    /// differently from the first run that answered it.
     pub async fn run(&self, mut progress: impl FnMut(&BenchRow)) -> Result<Vec<BenchRow>> {
         let w = &self.workload;
         let nq = w.nq();
@@ -140,6 +160,13 @@ impl Suite {
         }
         if w.repeats == 0 {
             return Err(Error::config("--repeat", 0, "must be >= 1"));
+        }
+        if !(0.0..=1.0).contains(&self.max_error_rate) {
+            return Err(Error::config(
+                "--max-error-rate",
+                self.max_error_rate,
+                "must be in [0, 1]",
+            ));
         }
         let mut book = AnswerBook::new(nq);
         let mut rows = Vec::with_capacity(self.runs.len());
@@ -189,6 +216,7 @@ impl Suite {
             target.layout, spec.concurrency
         ));
         let params = Arc::new(spec.params.clone());
+        let issued = w.warmup + w.queries_per_run;
         let mut ctx = RunCtx {
             searcher: &searcher,
             workload: w,
@@ -196,6 +224,13 @@ impl Suite {
             concurrency: spec.concurrency,
             book,
             run,
+            failures: Failures {
+                count: 0,
+                first: None,
+                allowed: allowed_failures(self.max_error_rate, issued),
+                issued,
+                max_rate: self.max_error_rate,
+            },
         };
         ctx.drive(0..w.warmup, None).await?;
         let mut rec = Recorder::new();
@@ -203,7 +238,8 @@ impl Suite {
         ctx.drive(w.warmup..w.warmup + w.queries_per_run, Some(&mut rec))
             .await?;
         let elapsed = start.elapsed().as_secs_f64();
-        let row = rec.finish(
+        let failures = ctx.failures;
+        let mut row = rec.finish(
             BenchRow {
                 layout: target.layout.clone(),
                 policy,
@@ -218,15 +254,28 @@ impl Suite {
             elapsed,
             w.pricing,
         );
+        row.errors = failures.count;
+        row.error_rate = failures.count as f64 / issued.max(1) as f64;
+        row.first_error = failures.first;
         Ok(row)
     }
 }
 
+/// `⌊max_rate · issued⌋`: the failures a run of `issued` queries may have.
+fn allowed_failures(max_rate: f64, issued: usize) -> usize {
+    (max_rate * issued as f64).floor() as usize
+}
+
 /// The repeat of median QPS (the upper median for an even count), carrying
-/// the number of repeats and their QPS range. `O(r log r)`.
+/// the number of repeats, their QPS range, and the failures of all of them
+/// (the error rate over all, each repeat issuing as many queries).
+/// `O(r log r)`.
 fn median_row(mut repeats: Vec<BenchRow>) -> BenchRow {
     repeats.sort_by(|a, b| a.qps.total_cmp(&b.qps));
     let n = repeats.len();
+    let errors = repeats.iter().map(|r| r.errors).sum();
+    let error_rate = repeats.iter().map(|r| r.error_rate).sum::<f64>() / n.max(1) as f64;
+    let first_error = repeats.iter().find_map(|r| r.first_error.clone());
     let (lo, hi) = (
         repeats.first().map_or(0.0, |r| r.qps),
         repeats.last().map_or(0.0, |r| r.qps),
@@ -235,6 +284,9 @@ fn median_row(mut repeats: Vec<BenchRow>) -> BenchRow {
     row.repeats = n;
     row.qps_min = lo;
     row.qps_max = hi;
+    row.errors = errors;
+    row.error_rate = error_rate;
+    row.first_error = first_error;
     row
 }
 
@@ -246,12 +298,25 @@ struct RunCtx<'a> {
     concurrency: usize,
     book: &'a mut AnswerBook,
     run: usize,
+    failures: Failures,
+}
+
+/// A run's failed queries and its bound.
+struct Failures {
+    count: usize,
+    first: Option<String>,
+    /// Failures allowed: `⌊max_rate · issued⌋`.
+    allowed: usize,
+    issued: usize,
+    max_rate: f64,
 }
 
 impl RunCtx<'_> {
     /// Runs queries `range` (query `i` is stored query `i mod nq`) with at
     /// most `concurrency` in flight, checking every answer and recording it
-    /// in `rec` when given.
+    /// in `rec` when given; a failed query is counted, and one failure more
+    /// than the bound allows stops the run (the queries in flight are
+    /// cancelled).
     async fn drive(&mut self, range: Range<usize>, mut rec: Option<&mut Recorder>) -> Result<()> {
         let w = self.workload;
         let (nq, dim) = (w.nq(), w.dim);
@@ -275,14 +340,40 @@ impl RunCtx<'_> {
             let Some(joined) = set.join_next().await else {
                 return Ok(());
             };
-            let (qi, us, r) =
-                joined.map_err(|e| Error::input(format!("query task failed: {e}")))??;
+            let answered = joined.map_err(|e| Error::input(format!("query task failed: {e}")))?;
+            let (qi, us, r) = match answered {
+                Ok(a) => a,
+                Err(e) => {
+                    self.failed(&e)?;
+                    continue;
+                }
+            };
             self.book
                 .check(self.run, qi, r.neighbors.iter().map(|n| n.id))?;
             if let Some(rec) = rec.as_deref_mut() {
                 rec.record(us, &r, w.truth(qi));
             }
         }
+    }
+
+    /// Counts the failed query `e`.
+    ///
+    /// # Errors
+    /// [`Error::TooManyFailures`] once the failures exceed the bound.
+    fn failed(&mut self, e: &Error) -> Result<()> {
+        let f = &mut self.failures;
+        f.count += 1;
+        let first = f.first.get_or_insert_with(|| e.to_string());
+        if f.count > f.allowed {
+            return Err(Error::TooManyFailures {
+                run: self.book.name(self.run).to_string(),
+                failed: f.count,
+                queries: f.issued,
+                max_rate: f.max_rate,
+                first: first.clone(),
+            });
+        }
+        Ok(())
     }
 }
 
@@ -312,5 +403,28 @@ mod tests {
         // Even counts take the upper median.
         let two = median_row(vec![row(2.0, 0.0), row(1.0, 0.0)]);
         assert_eq!(two.qps, 2.0);
+    }
+
+    #[test]
+    fn the_failures_of_every_repeat_are_reported() {
+        let failing = |qps: f64, errors: usize, first: Option<&str>| BenchRow {
+            qps,
+            errors,
+            error_rate: errors as f64 / 100.0,
+            first_error: first.map(str::to_string),
+            ..BenchRow::default()
+        };
+        let r = median_row(vec![
+            failing(1.0, 0, None),
+            failing(3.0, 2, Some("checksum mismatch")),
+            failing(2.0, 1, Some("stalled")),
+        ]);
+        assert_eq!(r.qps, 2.0, "the median repeat's figures");
+        assert_eq!(r.errors, 3, "but every repeat's failures");
+        assert!((r.error_rate - 0.01).abs() < 1e-12, "{}", r.error_rate);
+        assert!(r.first_error.is_some());
+        assert_eq!(allowed_failures(0.01, 250), 2);
+        assert_eq!(allowed_failures(0.0, 250), 0);
+        assert_eq!(allowed_failures(1.0, 250), 250);
     }
 }

@@ -13,7 +13,7 @@ use crate::bench::limits::{
     MAX_QUERIES, MAX_REPEAT, MAX_SWEEP, MAX_WARMUP, check_range, parse_concurrency,
 };
 use crate::bench::plot::{PlotContext, command_line, machine_description, write_all};
-use crate::bench::{CacheSize, RunSpec, Suite, Target, Workload, table};
+use crate::bench::{CacheSize, DEFAULT_MAX_ERROR_RATE, RunSpec, Suite, Target, Workload, table};
 use crate::error::{Error, Result};
 use crate::output::Output;
 use crate::search::{backend_factory, open_searcher, runtime};
@@ -51,6 +51,12 @@ pub struct BenchArgs {
     /// empty cache. The cache is moka's (TinyLFU admission, LRU eviction).
     #[arg(long = "cache-mib", value_name = "SIZES", default_value = "0")]
     pub cache_sweep: String,
+    /// The largest fraction of a run's queries (warm-up included) that may
+    /// fail, 0..=1. A failed query is counted (the err % column, `errors` in
+    /// JSON) and measuring goes on; a run with more failures stops the bench
+    /// with one line and exit 2, as do answers that differ between policies.
+    #[arg(long, default_value_t = DEFAULT_MAX_ERROR_RATE, value_parser = error_rate)]
+    pub max_error_rate: f64,
     /// Write SVG charts (qps, io, latency, cache sweep) into DIR.
     #[arg(long, value_name = "DIR")]
     pub plot: Option<PathBuf>,
@@ -59,11 +65,23 @@ pub struct BenchArgs {
     pub output: OutputArgs,
 }
 
+/// Parses `--max-error-rate`: a number in `[0, 1]`.
+fn error_rate(s: &str) -> std::result::Result<f64, String> {
+    match s.trim().parse::<f64>() {
+        Ok(v) if (0.0..=1.0).contains(&v) => Ok(v),
+        _ => Err(format!(
+            "{s:?} is not a fraction in 0..=1 (0.01 = 1 % of a run's queries)"
+        )),
+    }
+}
+
 /// Runs `warp bench`.
 ///
 /// # Errors
-/// Bad arguments (before any work), store and index errors, and
-/// [`Error::ResultMismatch`] when two runs answer differently.
+/// Bad arguments (before any work), store and index errors,
+/// [`Error::TooManyFailures`] when a run fails more queries than
+/// `--max-error-rate` allows, and [`Error::ResultMismatch`] when two runs
+/// answer a query differently.
 pub fn execute(args: &BenchArgs) -> Result<()> {
     check_range("--queries", args.queries, 1, MAX_QUERIES)?;
     check_range("--warmup", args.warmup, 0, MAX_WARMUP)?;
@@ -152,6 +170,7 @@ pub fn execute(args: &BenchArgs) -> Result<()> {
             io_slots: cfg.io_slots,
             factory,
             read: args.search.read_config(),
+            max_error_rate: args.max_error_rate,
         };
         let rows = suite
             .run(|_| {
@@ -181,7 +200,15 @@ pub fn execute(args: &BenchArgs) -> Result<()> {
         out.json(&rows)?
     } else {
         let mut text = table(&rows);
-        text.push_str("all policies returned identical neighbours for every query\n");
+        let failed: usize = rows.iter().map(|r| r.errors).sum();
+        if failed == 0 {
+            text.push_str("all policies returned identical neighbours for every query\n");
+        } else {
+            text.push_str(&format!(
+                "all policies returned identical neighbours for every query they answered; {failed} queries failed (within --max-error-rate {})\n",
+                args.max_error_rate
+            ));
+        }
         for p in &plots {
             text.push_str(&format!("chart: {}\n", p.display()));
         }

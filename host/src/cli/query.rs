@@ -65,6 +65,7 @@ pub fn result_json(i: usize, r: &SearchResult, planner: &str) -> Value {
             "probes": r.stats.probes, "cache_hits": r.stats.cache_hits, "gets": r.stats.gets,
             "bytes": r.stats.bytes, "overfetch_bytes": r.stats.overfetch_bytes,
             "plan_us": r.stats.plan_us, "planner": planner,
+            "hedges": r.stats.hedges, "refetches": r.stats.refetches,
         },
     });
     if !r.explain.is_empty() {

@@ -81,8 +81,8 @@ pub struct SearchOpts {
     /// long, ms, 1..=600000. Default 10000.
     #[arg(long, value_parser = clap::value_parser!(u64).range(1..=600_000))]
     pub stall_timeout_ms: Option<u64>,
-    /// Do not hedge straggling GETs (default: hedge after the observed p97,
-    /// at most 5% extra GETs).
+    /// Do not hedge straggling GETs (default: hedge a GET once 3x slower than
+    /// the median, at most 5-25% extra GETs following the straggler rate).
     #[arg(long)]
     pub no_hedge: bool,
 }

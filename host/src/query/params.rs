@@ -53,8 +53,9 @@ impl Default for SearchParams {
 }
 
 /// How a [`Searcher`](super::Searcher) reads: hedging, deadline, stall timeout, load
-/// awareness. [`ReadConfig::default`]: hedging at a 5 % budget, no deadline,
-/// 10 s stall timeout, load-aware.
+/// awareness. [`ReadConfig::default`]: hedging (a GET once 3× slower than the
+/// median, 5–25 % extra GETs following the straggler rate), no deadline, 10 s
+/// stall timeout, load-aware.
 #[derive(Debug, Clone, PartialEq)]
 pub struct ReadConfig {
     /// Hedge straggling GETs; `None` turns hedging off.

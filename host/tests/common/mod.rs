@@ -1,11 +1,14 @@
 //! Shared fixtures of the host integration tests: a tiny seeded index,
-//! [`faults::FaultyStore`], the one fault-injecting store, and
-//! [`gc_loop`], gc racing rebuilds on any store.
+//! [`faults::FaultyStore`], the one fault-injecting store,
+//! [`gc_loop`], gc racing rebuilds on any store, and
+//! [`range_server::RangeServer`], an S3 endpoint that answers range GETs
+//! wrongly on request (for object_store's own HTTP checks).
 
 #![allow(dead_code)]
 
 pub(crate) mod faults;
 pub(crate) mod gc_loop;
+pub(crate) mod range_server;
 
 use std::sync::Arc;
 

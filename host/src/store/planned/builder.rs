@@ -103,7 +103,7 @@ impl<S: ObjectStore + ?Sized> std::fmt::Debug for PlannedStoreBuilder<S> {
 impl<S: ObjectStore + ?Sized> PlannedStoreBuilder<S> {
     /// Defaults: the native planner, [`PlanOptions::default`] (warp, S3
     /// surrogate as the load-aware prior, `P = 64 / 8`), 64 I/O slots of
-    /// its own, hedging on ([`HedgePolicy::default`]: 5 % budget), no
+    /// its own, hedging on ([`HedgePolicy::default`]: 3× the median, 5–25 % budget), no
     /// deadline, a 10 s stall timeout.
     pub fn new(inner: Arc<S>) -> Self {
         Self {

@@ -64,7 +64,10 @@ impl Drop for InFlight<'_> {
 impl<S: ObjectStore + ?Sized> Getter<'_, S> {
     /// One attempt: headers within the stall timeout, then every body chunk
     /// within it; the answer must be the requested range (or its prefix up
-    /// to the object's end) with exactly that many bytes.
+    /// to the object's end) with exactly that many bytes. The inner store's
+    /// client may refuse a wrong range itself (object_store's HTTP stores
+    /// check `Content-Range`): that is [`PlannedError::RangeRefused`], retried
+    /// like this check's own [`PlannedError::WrongRange`].
     async fn attempt(&self, range: &Range<u64>) -> Result<Got, PlannedError> {
         let in_flight = self.load.issue();
         let _guard = InFlight(self.load);
@@ -78,7 +81,7 @@ impl<S: ObjectStore + ?Sized> Getter<'_, S> {
         let res = timeout(self.stall, self.store.get_opts(self.location, opts))
             .await
             .map_err(|_| stalled())?
-            .map_err(PlannedError::Store)?;
+            .map_err(|e| PlannedError::from_get(e, range))?;
         let first_byte = start.elapsed();
         let got = res.range.clone();
         let size = res.meta.size;
@@ -97,7 +100,7 @@ impl<S: ObjectStore + ?Sized> Getter<'_, S> {
             match timeout(self.stall, stream.next()).await {
                 Err(_) => return Err(stalled()),
                 Ok(None) => break,
-                Ok(Some(Err(e))) => return Err(PlannedError::Store(e)),
+                Ok(Some(Err(e))) => return Err(PlannedError::from_get(e, range)),
                 Ok(Some(Ok(chunk))) => {
                     received += chunk.len() as u64;
                     if received > expected {
@@ -134,7 +137,8 @@ impl<S: ObjectStore + ?Sized> Getter<'_, S> {
         Ok((bytes, size))
     }
 
-    /// An attempt, and one more after a stall or a wrong range or length.
+    /// An attempt, and one more after a stall or a wrong range or length
+    /// (this layer's check or the inner client's).
     async fn with_retry(&self, range: &Range<u64>) -> Result<Got, PlannedError> {
         match self.attempt(range).await {
             Err(e) if e.is_retryable() => {
@@ -154,7 +158,9 @@ impl<S: ObjectStore + ?Sized> Getter<'_, S> {
     }
 
     /// Fetches `range` (predicted to take `t_ms`) under an I/O slot, hedging
-    /// it when it straggles (see [`super::hedge`]).
+    /// it when it straggles (see [`super::hedge`]): still outstanding at the
+    /// edge of the normal band, it is a straggler (counted towards the
+    /// budget's refill whether or not a token and a slot are free for it).
     pub(crate) async fn fetch(&self, range: Range<u64>, t_ms: f64) -> Result<Got, PlannedError> {
         let _slot = self.io.acquire().await.map_err(|_| PlannedError::Stalled {
             timeout: self.stall,
@@ -171,7 +177,7 @@ impl<S: ObjectStore + ?Sized> Getter<'_, S> {
         tokio::select! {
             biased;
             r = &mut primary => {
-                hedger.observe(start.elapsed().as_secs_f64() * 1000.0, t_ms);
+                hedger.observe(start.elapsed().as_secs_f64() * 1000.0, t_ms, false);
                 return r;
             }
             () = tokio::time::sleep(hedger.delay(t_ms)) => {}
@@ -183,7 +189,7 @@ impl<S: ObjectStore + ?Sized> Getter<'_, S> {
                     hedger.refund();
                 }
                 let r = primary.await;
-                hedger.observe(start.elapsed().as_secs_f64() * 1000.0, t_ms);
+                hedger.observe(start.elapsed().as_secs_f64() * 1000.0, t_ms, true);
                 return r;
             }
         };
@@ -206,7 +212,7 @@ impl<S: ObjectStore + ?Sized> Getter<'_, S> {
                 Err(_) => primary.await,
             },
         };
-        hedger.observe(start.elapsed().as_secs_f64() * 1000.0, t_ms);
+        hedger.observe(start.elapsed().as_secs_f64() * 1000.0, t_ms, true);
         out
     }
 

@@ -47,7 +47,8 @@
 //! # Configuration
 //! [`PlannedStoreBuilder`] with defaults: warp, `K_max` = n, `ε` = 0.01,
 //! `P = io_slots / Q = 64 / 8`, load-aware S3 surrogate (25 ms + 5 ms/MiB
-//! prior), hedging at a 5 % budget, no deadline, 10 s stall timeout.
+//! prior), hedging (3× the median latency ratio, a 5–25 % budget following
+//! the straggler rate), no deadline, 10 s stall timeout.
 //!
 //! # Stats
 //! [`PlannedStore::stats`]: GETs, bytes, overfetch bytes, planning time,
