@@ -307,6 +307,7 @@ fn a_failed_build_leaves_one_line_on_stderr() {
     let err = String::from_utf8_lossy(&out.stderr);
     assert_eq!(err.lines().count(), 1, "{err}");
     assert!(err.starts_with("error: "), "{err}");
+}
 
 /// Issue 23 item 2: a query component of 1e20 (or −3.4e38) made every f32
 /// distance +inf, printed as `null`, with ids by tie-break. Now the
