@@ -3,7 +3,7 @@
 use core::fmt;
 use std::borrow::Cow;
 
-/// A field of the DESIGN §5 instance that a [`PlanError`] can name by id
+/// A field of the ARCHITECTURE §5 instance that a [`PlanError`] can name by id
 /// (the ids cross the WIT boundary as an enum, so every runtime rebuilds the
 /// very same error without interning strings).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -84,7 +84,7 @@ impl Resource {
 
 /// Why a planning request was refused.
 ///
-/// Every variant names the offending field of the DESIGN §5 instance, and its
+/// Every variant names the offending field of the ARCHITECTURE §5 instance, and its
 /// [`Display`](fmt::Display) is the single line the `warp plan` CLI prints. No input
 /// makes the planner panic: anything it cannot plan is one of these. The value
 /// is owned data (field ids, numbers, strings), so every runtime — native, the

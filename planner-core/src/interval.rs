@@ -18,7 +18,7 @@ impl Interval {
     }
 }
 
-/// Validates `intervals` (DESIGN §2: non-empty, strictly sorted, non-overlapping,
+/// Validates `intervals` (ARCHITECTURE §2: non-empty, strictly sorted, non-overlapping,
 /// touching allowed, no `u64` overflow), handing each interval's `[start, end)`
 /// bounds to `sink` in order.
 ///
@@ -54,7 +54,7 @@ pub(crate) fn validate_with(
     Ok(())
 }
 
-/// Validates `intervals` (see DESIGN §2): every interval non-empty, strictly
+/// Validates `intervals` (see ARCHITECTURE §2): every interval non-empty, strictly
 /// sorted, non-overlapping (touching allowed), `offset + len` within `u64`.
 ///
 /// # Complexity

@@ -1,4 +1,4 @@
-//! The DESIGN §5 JSON contract: instance in, plan out.
+//! The ARCHITECTURE §5 JSON contract: instance in, plan out.
 //!
 //! Parsing is by hand over [`serde_json::Value`] so that every error names the
 //! exact field (`intervals[3]`, `surrogate.piecewise[1].ms`, …).
@@ -73,7 +73,7 @@ fn pair<'v>(v: &'v Value, field: &str, shape: &str) -> Result<(&'v Value, &'v Va
 }
 
 impl Instance {
-    /// Parses a DESIGN §5 instance. Required: `intervals`, `k_max`,
+    /// Parses a ARCHITECTURE §5 instance. Required: `intervals`, `k_max`,
     /// `parallelism` (number or `null`), `surrogate`; optional: `epsilon`
     /// (0.01), `method` (`"warp"`). Unknown fields are refused.
     ///
@@ -165,7 +165,7 @@ impl Instance {
         }
     }
 
-    /// The DESIGN §5 JSON form (every field explicit).
+    /// The ARCHITECTURE §5 JSON form (every field explicit).
     pub fn to_value(&self) -> Value {
         json!({
             "intervals": self.intervals.iter().map(|iv| [iv.offset, iv.len]).collect::<Vec<_>>(),
@@ -286,7 +286,7 @@ pub fn method_value(m: &Method) -> Value {
     }
 }
 
-/// The DESIGN §5 plan document (field order is the contract's).
+/// The ARCHITECTURE §5 plan document (field order is the contract's).
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct PlanJson {
     /// Inclusive interval indices `[first, last]` per request.

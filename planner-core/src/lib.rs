@@ -26,7 +26,7 @@
 //!   exact reference, the paper's frontier search, the Lagrangian fast path,
 //!   the two endpoints `min_w`/`min_b`, and the baselines `separate`,
 //!   `coalesce`, `lance_rule` and `object_store_rule` (models of those readers' rules).
-//! - [`json`] (feature `json`) is the DESIGN §5 contract shared by the CLI, the
+//! - [`json`] (feature `json`) is the ARCHITECTURE §5 contract shared by the CLI, the
 //!   WebAssembly component and the browser demo.
 //!
 //! The code is pure: no I/O, threads, clocks or randomness, and float code uses

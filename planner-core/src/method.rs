@@ -5,7 +5,7 @@ use core::str::FromStr;
 
 use crate::spelling::{ParseError, Size, parse_size};
 
-/// How to plan (DESIGN §3, §5). [`Method::Warp`] is the one to call.
+/// How to plan (ARCHITECTURE §3, §5). [`Method::Warp`] is the one to call.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum Method {
     /// WaRP: the fastest path that certifies `(1 + ε)`: the adaptive frontier

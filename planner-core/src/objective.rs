@@ -5,7 +5,7 @@ use core::cmp::Ordering;
 use crate::PlanError;
 use crate::plan::{PlanSummary, Request};
 
-/// Expected request parallelism `P` of one query (DESIGN §2).
+/// Expected request parallelism `P` of one query (ARCHITECTURE §2).
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub enum Parallelism {
     /// `P >= 1`, finite.
@@ -67,7 +67,7 @@ impl Parallelism {
     }
 }
 
-/// The DESIGN §2 order on plans: smaller objective (`T_P`; for `P = ∞`, `B`
+/// The ARCHITECTURE §2 order on plans: smaller objective (`T_P`; for `P = ∞`, `B`
 /// then `W`), then fewer requests, then fewer bytes, then the lexicographically
 /// smallest list of group ends.
 pub fn compare_plans(

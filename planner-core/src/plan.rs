@@ -21,7 +21,7 @@ pub struct Request {
     pub len: u64,
 }
 
-/// The figures of a plan `π` (DESIGN §2 and §5).
+/// The figures of a plan `π` (ARCHITECTURE §2 and §5).
 #[derive(Debug, Clone, Copy, PartialEq, Default)]
 pub struct PlanSummary {
     /// `|π|`, the number of GETs.
@@ -75,7 +75,7 @@ pub fn summarize(
     }
 }
 
-/// Object-store prices used for cost accounting (DESIGN §2).
+/// Object-store prices used for cost accounting (ARCHITECTURE §2).
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Pricing {
     /// Dollars per 1,000 GET requests.

@@ -16,7 +16,7 @@ use crate::surrogate::Surrogate;
 use crate::workspace::{Bounds, Capacity, Held, Parts, Workspace};
 use crate::{Field, PlanError, Resource, exact};
 
-/// One planning problem (DESIGN §5 instance, borrowed).
+/// One planning problem (ARCHITECTURE §5 instance, borrowed).
 #[derive(Debug, Clone, Copy)]
 pub struct PlanRequest<'a> {
     /// Sorted, non-overlapping, non-empty intervals.
@@ -205,7 +205,7 @@ impl Planner {
     /// That of the method (see [`Method`]); no heap allocation.
     ///
     /// # Errors
-    /// Any DESIGN §5 validation error, naming the field;
+    /// Any ARCHITECTURE §5 validation error, naming the field;
     /// [`PlanError::MemoryLimit`] when the method needs more workspace than
     /// the limit allows; [`PlanError::CapacityExceeded`] when the planner was
     /// not [reserved](Planner::reserve) for the instance.

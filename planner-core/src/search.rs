@@ -106,7 +106,7 @@ impl<'a, 'b, 'c> Search<'a, 'b, 'c> {
         Some((ev, max_span))
     }
 
-    /// Makes `ws.cand[..len]` the incumbent if it is better (DESIGN §2 order).
+    /// Makes `ws.cand[..len]` the incumbent if it is better (ARCHITECTURE §2 order).
     pub(crate) fn offer(&mut self, len: usize) {
         let s = summarize(
             &self.ws.cand[..len],

@@ -14,7 +14,7 @@ pub struct Breakpoint {
     pub ms: f64,
 }
 
-/// A nondecreasing request-time surrogate `t(L)` (DESIGN §2).
+/// A nondecreasing request-time surrogate `t(L)` (ARCHITECTURE §2).
 ///
 /// # Math
 /// - Affine: `t(L) = fixed_ms + per_mib_ms · L / 2^20` — convex.

@@ -1,4 +1,4 @@
-//! Capacities, the memory formula, and the preallocated workspace (DESIGN §4).
+//! Capacities, the memory formula, and the preallocated workspace (ARCHITECTURE §4).
 
 use core::cmp::Reverse;
 use std::collections::BinaryHeap;

@@ -1,4 +1,4 @@
-//! DESIGN §4: capacities are enforced, the workspace is what its formula says,
+//! ARCHITECTURE §4: capacities are enforced, the workspace is what its formula says,
 //! a workspace above the memory limit is refused before anything is allocated,
 //! and the caller's interrupt stops a plan.
 

@@ -1,4 +1,4 @@
-//! The DESIGN §5 JSON contract: field names, defaults, and errors naming the field.
+//! The ARCHITECTURE §5 JSON contract: field names, defaults, and errors naming the field.
 
 use planner_core::json::{Instance, PlanJson, plan_json};
 use planner_core::{Method, Surrogate};

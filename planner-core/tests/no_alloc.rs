@@ -1,4 +1,4 @@
-//! DESIGN §4: after construction, planning within capacity allocates nothing.
+//! ARCHITECTURE §4: after construction, planning within capacity allocates nothing.
 
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::cell::Cell;

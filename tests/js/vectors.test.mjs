@@ -2,7 +2,7 @@
 // (it imports nothing, so no WASI shim), and every golden vector of
 // tests/vectors/ is decoded here (integers as BigInt, so u64 offsets stay
 // exact), planned through the typed `plan` export, turned back into the
-// DESIGN §5 plan document and compared with the vector: integers exactly,
+// ARCHITECTURE §5 plan document and compared with the vector: integers exactly,
 // floats by bits; refusals as the plan-error variant rendered by the
 // component's `errorMessage`. The `error_json_*` vectors exercise a JSON
 // decoder, the embedder's part (the host's is `planner_core::json`): this
@@ -127,7 +127,7 @@ const only = (obj, required, optional, what) => {
   return obj;
 };
 
-/** The WIT `instance` (jco's shape: camelCase fields, `{tag, val}` variants) of a DESIGN §5 instance. */
+/** The WIT `instance` (jco's shape: camelCase fields, `{tag, val}` variants) of a ARCHITECTURE §5 instance. */
 export function decode(doc) {
   only(doc, ['intervals', 'k_max', 'parallelism', 'surrogate'], ['epsilon', 'method'], '$');
   const s = doc.surrogate;
@@ -160,7 +160,7 @@ export function decode(doc) {
   };
 }
 
-/** The DESIGN §5 plan document (in `parseExact`'s representation) of a WIT `request-plan`. */
+/** The ARCHITECTURE §5 plan document (in `parseExact`'s representation) of a WIT `request-plan`. */
 function planDocument(plan) {
   const s = plan.summary;
   const f = (x) => (x === undefined ? null : { float: x });

@@ -2,7 +2,7 @@
 
 Every golden vector of tests/vectors/ is decoded here (Python's json keeps
 integers exact), planned through the component's typed `plan` export, turned
-back into the DESIGN §5 plan document and compared with the vector: integers
+back into the ARCHITECTURE §5 plan document and compared with the vector: integers
 exactly, floats by bits; refusals as the `plan-error` variant rendered by the
 component's `error-message`. The `error_json_*` vectors exercise a JSON
 decoder, which is the embedder's part (the host's is `planner_core::json`): this
@@ -33,7 +33,7 @@ U64_MAX = (1 << 64) - 1
 
 
 class DecodeError(ValueError):
-    """The instance JSON does not have the DESIGN §5 shape."""
+    """The instance JSON does not have the ARCHITECTURE §5 shape."""
 
 
 def differs(a, b, path="$"):
@@ -129,7 +129,7 @@ def decode_method(m):
 
 
 def decode(doc):
-    """The WIT `instance` of a DESIGN §5 instance document (epsilon and method optional)."""
+    """The WIT `instance` of a ARCHITECTURE §5 instance document (epsilon and method optional)."""
     if not isinstance(doc, dict):
         raise DecodeError("$: expected an object")
     allowed = ["intervals", "k_max", "parallelism", "surrogate", "epsilon", "method"]
@@ -149,7 +149,7 @@ def decode(doc):
 
 
 def plan_document(plan):
-    """The DESIGN §5 plan document of a WIT `request-plan`."""
+    """The ARCHITECTURE §5 plan document of a WIT `request-plan`."""
     s = plan.summary
     return {
         "groups": [[r.first, r.last] for r in plan.requests],

@@ -440,7 +440,7 @@ pub fn cases() -> Vec<Case> {
             .value(),
     );
 
-    // ---- DESIGN §5 refusals ----
+    // ---- ARCHITECTURE §5 refusals ----
     let ok = Inst::new(vec![(0, 100), (200, 100), (400, 100)]);
     let iv = |v: &[(u64, u64)]| Inst {
         intervals: v.to_vec(),

@@ -6,7 +6,7 @@
 //! bit:
 //!
 //! ```text
-//! {"name": "<case>", "instance": <DESIGN §5 instance>, "expected": <plan JSON> | {"error": "<line>"}}
+//! {"name": "<case>", "instance": <ARCHITECTURE §5 instance>, "expected": <plan JSON> | {"error": "<line>"}}
 //! ```
 //!
 //! - [`cases`] lists the cases: instances built by seeded generators (no
@@ -41,7 +41,7 @@ pub use rng::SplitMix64;
 pub struct Case {
     /// What the case exercises, e.g. `touching_intervals`; the file is `<name>.json`.
     pub name: String,
-    /// The DESIGN §5 instance (possibly malformed on purpose, for the error cases).
+    /// The ARCHITECTURE §5 instance (possibly malformed on purpose, for the error cases).
     pub instance: Value,
 }
 

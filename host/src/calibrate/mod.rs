@@ -3,7 +3,7 @@
 //! ## Brief overview
 //!
 //! The planner needs `t(L)`, the time of one Range-GET of `L` bytes
-//! (DESIGN §2). The WaRP paper calibrates it from measured object-store
+//! (ARCHITECTURE §2). The WaRP paper calibrates it from measured object-store
 //! latency and compares convex and monotone fits by their error on request
 //! sizes left out of the fit (seed summary §2.2, Fig. 4a). This module does
 //! the same in four steps:
@@ -21,7 +21,7 @@
 //! 4. [`Calibration::from_measurements`] fits every concurrency, picks a
 //!    surrogate ([`choose`]), recovers the simple profile parameters (first
 //!    byte, per MiB, link) and renders the report: [`Calibration::table`],
-//!    [`Calibration::to_json`], [`plot_svg`], and the surrogate in the DESIGN
+//!    [`Calibration::to_json`], [`plot_svg`], and the surrogate in the ARCHITECTURE
 //!    §5 form ([`SurrogateSpec`]) that `warp plan` and the index manifest read.
 //!
 //! Fitting is pure and deterministic; only [`measure`] does I/O.

@@ -123,7 +123,7 @@ impl Calibration {
         })
     }
 
-    /// The chosen surrogate in the DESIGN §5 form.
+    /// The chosen surrogate in the ARCHITECTURE §5 form.
     pub fn surrogate_spec(&self) -> SurrogateSpec {
         SurrogateSpec::from(&self.chosen.surrogate)
     }
@@ -209,7 +209,7 @@ impl Calibration {
         s
     }
 
-    /// Everything as one JSON document: `surrogate` (DESIGN §5 form),
+    /// Everything as one JSON document: `surrogate` (ARCHITECTURE §5 form),
     /// `chosen`, `fit_concurrency`, `recovered`, `fits` (per concurrency:
     /// points, and each fit's surrogate and MAPE) and `stats`.
     pub fn to_json(&self) -> Value {

@@ -1,4 +1,4 @@
-//! The DESIGN §5 `surrogate` JSON form, as a serde type (for the index
+//! The ARCHITECTURE §5 `surrogate` JSON form, as a serde type (for the index
 //! manifest and `warp calibrate --out`).
 
 use std::path::Path;
@@ -9,7 +9,7 @@ use serde::{Deserialize, Serialize};
 use crate::error::{Error, Result};
 use crate::input::{RAISE_INPUT, read_text};
 
-/// A request-time surrogate in the DESIGN §5 form:
+/// A request-time surrogate in the ARCHITECTURE §5 form:
 /// `{"affine": {"fixed_ms": 25.0, "per_mib_ms": 5.0}}` or
 /// `{"piecewise": [[bytes, ms], ...]}` — the same text `warp plan` reads in
 /// an instance's `surrogate` field.
@@ -41,7 +41,7 @@ impl SurrogateSpec {
             Error::config(
                 flag,
                 path.display(),
-                format!("not a DESIGN §5 surrogate: {e}"),
+                format!("not a ARCHITECTURE §5 surrogate: {e}"),
             )
         })?;
         spec.to_surrogate()

@@ -262,7 +262,7 @@ fn sizes_and_bounds() {
     assert!(zero.validate(1 << 20).is_err());
 }
 
-/// Emits `surrogate` into a DESIGN §5 instance and plans it with planner-core.
+/// Emits `surrogate` into a ARCHITECTURE §5 instance and plans it with planner-core.
 fn planner_accepts(surrogate: &Surrogate) -> bool {
     let spec = serde_json::to_value(SurrogateSpec::from(surrogate)).unwrap();
     let instance = serde_json::json!({

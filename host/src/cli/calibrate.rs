@@ -38,7 +38,7 @@ pub struct CalibrateArgs {
     /// Concurrency levels, comma-separated. The surrogate is fitted at the lowest; the others show load.
     #[arg(long, default_value = "1,8,32")]
     pub concurrency: String,
-    /// Write the chosen surrogate (DESIGN §5 form, ready for `warp plan`) to this file.
+    /// Write the chosen surrogate (ARCHITECTURE §5 form, ready for `warp plan`) to this file.
     #[arg(long)]
     pub out: Option<PathBuf>,
     /// Output format (`--json`: the whole report as JSON instead of the table).

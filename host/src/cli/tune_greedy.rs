@@ -59,7 +59,7 @@ pub struct TuneGreedyArgs {
     /// Expected request parallelism P of the plans, >= 1.
     #[arg(long, default_value_t = 8.0, value_parser = at_least_one)]
     pub parallelism: f64,
-    /// Surrogate file (DESIGN §5 form, e.g. from `warp calibrate --out`; at most $WARP_MAX_INPUT_BYTES); default the S3 affine 25 ms + 5 ms/MiB.
+    /// Surrogate file (ARCHITECTURE §5 form, e.g. from `warp calibrate --out`; at most $WARP_MAX_INPUT_BYTES); default the S3 affine 25 ms + 5 ms/MiB.
     #[arg(long)]
     pub surrogate: Option<PathBuf>,
     /// Seed of the validation dataset; the "other dataset" uses seed + 1 and a different mixture.

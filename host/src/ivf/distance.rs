@@ -31,7 +31,7 @@ pub fn max_build_magnitude(dim: usize) -> f32 {
 /// component COL is V, beyond ±M ..."`. `O(n·dim)`.
 pub fn check_build_range(data: &[f32], dim: usize, what: &str) -> Result<()> {
     let max = max_build_magnitude(dim);
-    match data.iter().position(|x| !(x.abs() <= max)) {
+    match data.iter().position(|x| !x.is_finite() || x.abs() > max) {
         None => Ok(()),
         Some(i) => Err(Error::input(format!(
             "{what} vector {} component {} is {:e}, beyond ±{max:e}: a build trains in f32 \

@@ -200,7 +200,7 @@ pub struct Manifest {
     /// Ground-truth neighbour ids (`.ivecs` bytes) of the queries.
     pub groundtruth: Option<ObjectRef>,
     /// The request-time surrogate measured by `warp calibrate
-    /// --write-manifest` (DESIGN §5 form); readers plan with it unless a flag
+    /// --write-manifest` (ARCHITECTURE §5 form); readers plan with it unless a flag
     /// overrides. Optional and omitted when absent, so manifests without it
     /// read as before and older readers ignore it.
     #[serde(default, skip_serializing_if = "Option::is_none")]

@@ -1,4 +1,4 @@
-//! The query path (DESIGN §6): route on the local centroids → probe set →
+//! The query path (ARCHITECTURE §6): route on the local centroids → probe set →
 //! drop cache hits → one planned read of the missing lists through a
 //! [`PlannedStore`] (plan, GETs under the shared I/O slots, hedges, one
 //! deadline) → verify CRC32C (re-fetch once) → distance scan → top-k, with

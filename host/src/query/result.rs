@@ -45,7 +45,7 @@ pub struct Explain {
     pub stage: &'static str,
     /// The list numbers (payload) or rows (rerank) of the intervals.
     pub items: Vec<u64>,
-    /// `{"instance": <DESIGN §5 instance, with the surrogate used>, "plan":
+    /// `{"instance": <ARCHITECTURE §5 instance, with the surrogate used>, "plan":
     /// <plan>}`.
     pub doc: Value,
 }

@@ -57,7 +57,7 @@ pub const MAX_FIRST_BYTE_SIGMA: f64 = 3.0;
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct SimulateConfig {
     /// Median first-byte latency of a tiny GET, ms. Default 25: the WaRP
-    /// paper's S3 measurement (~25 ms for 1 KiB, seed summary §2.2 / DESIGN).
+    /// paper's S3 measurement (~25 ms for 1 KiB, ARCHITECTURE §2).
     pub first_byte_ms: f64,
     /// Extra latency per MiB requested, ms. Default 5, so 1 MiB takes ~30 ms,
     /// the paper's figure (an effective ~200 MiB/s per request in-region).

@@ -15,7 +15,7 @@
 //! Every program runs over suffixes (`g(i)` = best plan of intervals `i..n`) and
 //! prefers, on equal value, the smallest end of the first group; together with
 //! optimal suffixes this yields the lexicographically smallest list of group ends
-//! (DESIGN §2 tie-breaking).
+//! (ARCHITECTURE §2 tie-breaking).
 
 pub(crate) mod affine;
 pub(crate) mod basic;

@@ -19,7 +19,7 @@ pub struct LogPlanSettings {
 }
 
 impl Default for LogPlanSettings {
-    /// WaRP, `K_max = 16`, `P = 8`, the S3 surrogate, `ε = 0.01` (DESIGN §5's
+    /// WaRP, `K_max = 16`, `P = 8`, the S3 surrogate, `ε = 0.01` (ARCHITECTURE §5's
     /// example instance).
     fn default() -> Self {
         Self {

@@ -1,5 +1,5 @@
 //! The load-aware choice of plan: what a byte costs when the store's link is
-//! the bottleneck (DESIGN §8, issue 11).
+//! the bottleneck (ARCHITECTURE §8, issue 11).
 //!
 //! # Model
 //! An unloaded GET of `L` bytes takes `t₀(L) = fixed + base · L/2²⁰` ms (the

@@ -1,4 +1,4 @@
-//! `PlannedStore`: WaRP as an `object_store` layer (DESIGN §7).
+//! `PlannedStore`: WaRP as an `object_store` layer (ARCHITECTURE §7).
 //!
 //! Any reader built on [`ObjectStore::get_ranges`](object_store::ObjectStore::get_ranges)
 //! — the IVF query path here, the `parquet` crate's async reader, Lance,
@@ -29,7 +29,7 @@
 //!    is cut at its end, one starting at or past it is an error) and
 //!    normalizes them into sorted disjoint intervals `I_1..I_n`
 //!    (`ranges.rs`);
-//! 2. plans them (DESIGN §2): a partition `π` into at most `K_max` groups,
+//! 2. plans them (ARCHITECTURE §2): a partition `π` into at most `K_max` groups,
 //!    group `g` fetched as one range of length `L_g`, minimizing
 //!    `T_P(π) = W(π)/P + (1 − 1/P)·B(π)` with `W = Σ_g t(L_g)`,
 //!    `B = max_g t(L_g)`, `t(L) = fixed + per_mib · L/2²⁰` — with the

@@ -1,7 +1,7 @@
 //! Requested ranges → planner intervals → answers in request order.
 //!
 //! `get_ranges` accepts any list of `Range<u64>`: unsorted, overlapping,
-//! repeated, empty. The planner needs DESIGN §2 intervals: non-empty, sorted,
+//! repeated, empty. The planner needs ARCHITECTURE §2 intervals: non-empty, sorted,
 //! non-overlapping (touching allowed). [`normalize`] makes them by sorting the
 //! non-empty ranges by start and merging those that overlap (`s_j < e_i`);
 //! touching ranges stay separate intervals, so `separate` still means one GET
