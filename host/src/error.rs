@@ -189,6 +189,26 @@ impl From<FormatError> for Error {
     }
 }
 
+impl From<warp_planned_store::BackendError> for Error {
+    fn from(e: warp_planned_store::BackendError) -> Self {
+        match e {
+            warp_planned_store::BackendError::Refused(p) => Error::Plan(p),
+            warp_planned_store::BackendError::Failed { reason, .. } => Error::Planner { reason },
+            other => Error::Planner {
+                reason: other.to_string(),
+            },
+        }
+    }
+}
+
+/// A [`PlannedStore`](crate::store::PlannedStore) error without the path of
+/// a read (a builder's setting): see [`crate::store::into_host`].
+impl From<warp_planned_store::PlannedError> for Error {
+    fn from(e: warp_planned_store::PlannedError) -> Self {
+        crate::store::into_host(e, "")
+    }
+}
+
 impl From<planner_core::PlanError> for Error {
     fn from(e: planner_core::PlanError) -> Self {
         Error::Plan(e)
@@ -234,26 +254,9 @@ impl Error {
     }
 }
 
-/// An error and its `source()` chain as one text: each cause is appended
-/// (`: cause`) unless the text already contains it. At most 8 causes.
-///
-/// object_store's and reqwest's `Display` leave the decisive cause (`builder
-/// error` → `URL scheme is not allowed`, `error sending request` →
-/// `Connection refused`) to the chain.
-pub fn chain(e: &(dyn std::error::Error + 'static)) -> String {
-    let mut out = e.to_string();
-    let mut cur = e.source();
-    for _ in 0..8 {
-        let Some(s) = cur else { break };
-        let t = s.to_string();
-        if !t.is_empty() && !out.contains(&t) {
-            out.push_str(": ");
-            out.push_str(&t);
-        }
-        cur = s.source();
-    }
-    out
-}
+/// An error and its `source()` chain as one text (one implementation for
+/// every crate of the workspace: [`warp_planned_store::error_chain`]).
+pub use warp_planned_store::error_chain as chain;
 
 /// `text` cut to at most `max` characters, the cut marked with `…`.
 ///

@@ -138,7 +138,7 @@ async fn searcher(name: &str, b: &[f32], t: &TrainedIvf) -> Searcher {
         .await
         .unwrap();
     let index = Arc::new(Index::open(loc).await.unwrap());
-    Searcher::new(index, 4, 0, native_factory())
+    Searcher::new(index, 4, 0, native_factory()).unwrap()
 }
 
 /// Finite, non-decreasing, and each within `1e-12` (relative) of `exact`

@@ -38,7 +38,7 @@ async fn every_policy_and_layout_gives_identical_answers() {
     }
     // IVF-Flat at nprobe = nlist is exact search.
     let index = Arc::new(Index::open(file.clone()).await.unwrap());
-    let searcher = Searcher::new(index, 4, 1 << 20, native_factory());
+    let searcher = Searcher::new(index, 4, 1 << 20, native_factory()).unwrap();
     let exact = knn(&f.queries, &f.base, f.dim, 10);
     let params = SearchParams {
         nprobe: nlist,
@@ -66,7 +66,7 @@ async fn ivf_pq_rerank_is_planned_and_policy_independent() {
         assert_eq!(answers(mem.clone(), &f.queries, p).await, reference, "{p}");
     }
     let index = Arc::new(Index::open(mem).await.unwrap());
-    let searcher = Searcher::new(index, 4, 0, native_factory());
+    let searcher = Searcher::new(index, 4, 0, native_factory()).unwrap();
     let params = SearchParams {
         nprobe: 6,
         explain: true,
@@ -120,7 +120,7 @@ async fn corruption_is_detected_and_failed_builds_leave_the_old_index() {
     body[0] ^= 0xff;
     loc.store.put(&payload, body.into()).await.unwrap();
     let index = Arc::new(Index::open(loc).await.unwrap());
-    let searcher = Searcher::new(index, 4, 0, native_factory());
+    let searcher = Searcher::new(index, 4, 0, native_factory()).unwrap();
     let params = SearchParams {
         nprobe: f.trained.nlist(),
         ..SearchParams::default()
@@ -157,8 +157,8 @@ async fn component_and_native_plan_the_same_fetches() {
     let order: Vec<u32> = (0..f.trained.nlist() as u32).collect();
     write(&f, &loc, &order, "identity").await;
     let index = Arc::new(Index::open(loc).await.unwrap());
-    let native = Searcher::new(Arc::clone(&index), 4, 0, native_factory());
-    let component = Searcher::new(index, 4, 0, warp_host::query::component_factory().unwrap());
+    let native = Searcher::new(Arc::clone(&index), 4, 0, native_factory()).unwrap();
+    let component = Searcher::new(index, 4, 0, warp_host::query::component_factory().unwrap()).unwrap();
     let params = SearchParams {
         nprobe: 8,
         parallelism: Some(2.0),

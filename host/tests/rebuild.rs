@@ -64,7 +64,7 @@ async fn a_reader_of_the_old_manifest_survives_a_rebuild_until_gc() {
     let old = Arc::new(Index::open(loc.clone()).await.unwrap());
     let old_id = old.manifest.build_id.clone();
     // No payload cache: every search reads the store.
-    let reader = Searcher::new(Arc::clone(&old), 4, 0, native_factory());
+    let reader = Searcher::new(Arc::clone(&old), 4, 0, native_factory()).unwrap();
     let before = answer_all(&reader, &f.queries, f.dim).await;
 
     let reversed: Vec<u32> = order.iter().rev().copied().collect();
@@ -121,7 +121,7 @@ async fn a_reader_of_the_old_manifest_survives_a_rebuild_until_gc() {
     expected.insert(foreign.to_string());
     expected.insert(nested.to_string());
     assert_eq!(left, expected);
-    let fresh = Searcher::new(Arc::new(new), 4, 0, native_factory());
+    let fresh = Searcher::new(Arc::new(new), 4, 0, native_factory()).unwrap();
     assert_eq!(answer_all(&fresh, &f.queries, f.dim).await, before);
 }
 

@@ -37,9 +37,10 @@ use crate::error::{Error, Result};
 use crate::ivf::manifest::IndexKind;
 use crate::ivf::scan::{Candidate, Scanner, TopK, check_record, record_key};
 use crate::ivf::score::Scorer;
+use crate::store::planned::affine as planned_affine;
 use crate::store::{
     Deadline, PlanOptions, PlannedRead, PlannedStore, PlannedStoreBuilder, StatsSnapshot,
-    into_host, planned_affine,
+    into_host,
 };
 use cache::PayloadCache;
 
@@ -58,23 +59,24 @@ type Verify<'a> = dyn Fn(usize, &Bytes) -> std::result::Result<(), Error> + Sync
 
 impl Searcher {
     /// A searcher with `io_slots` concurrent GETs at most (shared by all
-    /// queries), a payload cache of `cache_bytes` (0 disables it), plans
-    /// from `factory`, and [`ReadConfig::default`].
+    /// queries; 0 counts as 1), a payload cache of `cache_bytes` (0
+    /// disables it), plans from `factory`, and [`ReadConfig::default`].
+    ///
+    /// # Errors
+    /// As [`Searcher::with_read_config`] (the manifest's surrogate invalid).
     pub fn new(
         index: Arc<Index>,
         io_slots: usize,
         cache_bytes: u64,
         factory: BackendFactory,
-    ) -> Self {
-        // Valid by construction: at least one slot, the default read config.
-        let store = Self::store_builder(&index, io_slots.max(1), factory, &ReadConfig::default())
-            .build_trusted();
-        Self {
+    ) -> Result<Self> {
+        Self::with_read_config(
             index,
-            cache: PayloadCache::new(cache_bytes),
-            store,
-            read: ReadConfig::default(),
-        }
+            io_slots.max(1),
+            cache_bytes,
+            factory,
+            ReadConfig::default(),
+        )
     }
 
     /// As [`Searcher::new`] with reads configured by `read`.

@@ -4,8 +4,11 @@
 //! - `options.rs`: [`StoreOptions`], the S3 client's bounds;
 //! - `read.rs`: whole-object reads under a bound ([`get_bounded`],
 //!   [`preload`], [`missing_index_reason`]);
-//! - [`planned`]: [`PlannedStore`], the planner as an `ObjectStore` layer;
-//! - `simulated.rs`: [`SimulatedStore`], the latency-simulating wrapper.
+//! - [`planned`]: the crate `warp-planned-store` — [`PlannedStore`], the
+//!   planner as an `ObjectStore` layer, and [`SimulatedStore`], the
+//!   latency-simulating wrapper — re-exported;
+//! - here also [`deadline_exceeded`] and [`into_host`]: its errors in the
+//!   host's terms.
 //!
 //! [`open`] turns a location into an [`ObjectStore`] plus the path prefix the
 //! index lives under:
@@ -63,10 +66,8 @@
 //! `AWS_*TIMEOUT` variables are overridden by [`StoreOptions`].
 
 mod options;
-pub mod planned;
 mod read;
 mod s3;
-mod simulated;
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex, OnceLock};
@@ -77,16 +78,54 @@ use object_store::memory::InMemory;
 use object_store::path::Path;
 
 pub use options::StoreOptions;
-pub use planned::{
-    CallStats, Deadline, HedgePolicy, LoadEstimator, LoadSnapshot, PlanOptions, PlannedError,
-    PlannedRead, PlannedStore, PlannedStoreBuilder, STORE_NAME, StatsSnapshot, deadline_exceeded,
-    hedge, load,
-};
-pub(crate) use planned::{affine as planned_affine, into_host};
 pub use read::{PRELOAD_MAX_BYTES, get_bounded, missing_index_reason, preload};
-pub use simulated::{MAX_FIRST_BYTE_SIGMA, MAX_TAIL_FACTOR, SimulateConfig, SimulatedStore};
+pub use warp_planned_store as planned;
+pub use warp_planned_store::{
+    CallStats, Deadline, HedgePolicy, LoadEstimator, LoadSnapshot, MAX_FIRST_BYTE_SIGMA,
+    MAX_TAIL_FACTOR, PlanOptions, PlannedError, PlannedRead, PlannedStore, PlannedStoreBuilder,
+    STORE_NAME, SimulateConfig, SimulatedStore, StatsSnapshot, hedge,
+    load,
+};
 
 use crate::error::{Error, Result};
+
+/// Finds a [`PlannedError::DeadlineExceeded`] inside a host error (as
+/// [`into_host`] and [`crate::search::within`] build it); `None` for any
+/// other error.
+pub fn deadline_exceeded(e: &Error) -> Option<std::time::Duration> {
+    match e {
+        Error::Store {
+            source: object_store::Error::Generic { source, .. },
+            ..
+        } => match source.downcast_ref::<PlannedError>() {
+            Some(PlannedError::DeadlineExceeded { deadline, .. }) => Some(*deadline),
+            _ => None,
+        },
+        _ => None,
+    }
+}
+
+/// A planned read's error in the host's terms: a planner error stays a
+/// planner error ([`Error::Plan`], [`Error::Planner`]), a setting an
+/// [`Error::Config`], everything else an [`Error::Store`] with operation
+/// `get_ranges` on `path` (a deadline miss reads `store get_ranges <path>:
+/// Generic PlannedStore error: deadline of 250 ms exceeded reading <path>`;
+/// test for it with [`deadline_exceeded`]).
+pub fn into_host(e: PlannedError, path: &str) -> Error {
+    match e {
+        PlannedError::Plan(p) => p.into(),
+        PlannedError::Config {
+            field,
+            value,
+            reason,
+        } => Error::config(field, value, reason),
+        other => Error::Store {
+            op: "get_ranges",
+            path: path.to_string(),
+            source: other.into(),
+        },
+    }
+}
 
 /// An opened store and the prefix under which an index lives.
 #[derive(Debug, Clone)]

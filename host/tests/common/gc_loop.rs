@@ -75,7 +75,8 @@ pub(crate) async fn gc_loop_during_rebuilds(url: &str, rounds: usize) {
             4,
             0,
             native_factory(),
-        ),
+        )
+        .unwrap(),
         &f.queries,
         f.dim,
     )
@@ -140,7 +141,7 @@ pub(crate) async fn gc_loop_during_rebuilds(url: &str, rounds: usize) {
                     index.manifest.build_id
                 )));
             }
-            let searcher = Searcher::new(Arc::new(index), 4, 0, native_factory());
+            let searcher = Searcher::new(Arc::new(index), 4, 0, native_factory()).unwrap();
             let params = SearchParams {
                 nprobe: 6,
                 method: parse_policy("warp").unwrap(),

@@ -82,7 +82,7 @@ pub(crate) const POLICIES: [&str; 6] = [
 pub(crate) async fn answers(loc: StoreLocation, queries: &[f32], policy: &str) -> Vec<Vec<u32>> {
     let index = Arc::new(Index::open(loc).await.unwrap());
     let dim = index.manifest.dim;
-    let searcher = Searcher::new(index, 8, 0, native_factory());
+    let searcher = Searcher::new(index, 8, 0, native_factory()).unwrap();
     let params = SearchParams {
         nprobe: 6,
         method: parse_policy(policy).unwrap(),

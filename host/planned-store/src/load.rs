@@ -52,10 +52,10 @@
 //! `O(WINDOW)` memory; each refresh is an `O(PRESSURE_WINDOW log
 //! PRESSURE_WINDOW)` pass under the estimator's lock. Given the same
 //! completion sequence the estimate is the same; a fixed surrogate
-//! ([`PlannedStoreBuilder::with_surrogate`](super::PlannedStoreBuilder::with_surrogate))
+//! ([`PlannedStoreBuilder::with_surrogate`](crate::PlannedStoreBuilder::with_surrogate))
 //! bypasses it entirely.
 //!
-//! [`PlannedStore`]: super::PlannedStore
+//! [`PlannedStore`]: crate::PlannedStore
 
 use std::collections::VecDeque;
 use std::sync::Mutex;

@@ -1,5 +1,5 @@
 //! [`PlannedStoreBuilder`]: the typed configuration of a
-//! [`PlannedStore`](super::PlannedStore), with defaults.
+//! [`PlannedStore`](crate::PlannedStore), with defaults.
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -8,12 +8,21 @@ use object_store::ObjectStore;
 use planner_core::{Method, Surrogate};
 use tokio::sync::Semaphore;
 
-use super::PlannedStore;
-use super::hedge::{HedgePolicy, Hedger};
-use super::load::LoadEstimator;
-use super::stats::Stats;
-use crate::error::{Error, Result};
-use crate::query::{BackendFactory, BackendPool, native_factory};
+use crate::PlannedStore;
+use crate::hedge::{HedgePolicy, Hedger};
+use crate::load::LoadEstimator;
+use crate::stats::Stats;
+use crate::backend::{BackendFactory, BackendPool, native_factory};
+use crate::error::PlannedError;
+
+/// A [`PlannedError::Config`] for `field` = `value`.
+fn config(field: &'static str, value: impl std::fmt::Display, reason: impl Into<String>) -> PlannedError {
+    PlannedError::Config {
+        field,
+        value: value.to_string(),
+        reason: reason.into(),
+    }
+}
 
 /// How one planned read is planned. [`PlannedStore::read`] takes one per
 /// call; `get_ranges` uses the store's defaults
@@ -32,7 +41,7 @@ pub struct PlanOptions {
     /// Default affine 25 ms + 5 ms/MiB (S3, the paper's figures).
     pub surrogate: Surrogate,
     /// Adapt the per-MiB term to the observed load
-    /// ([`load`](super::load)); only for an affine surrogate. Default on.
+    /// ([`load`](crate::load)); only for an affine surrogate. Default on.
     pub load_aware: bool,
     /// Tolerance `ε` of the ε-methods. Default 0.01.
     pub epsilon: f64,
@@ -55,20 +64,22 @@ impl PlanOptions {
     /// Checks every field; the error names the first bad one.
     ///
     /// # Errors
-    /// [`Error::Config`] or [`Error::Plan`] (surrogate).
-    pub fn validate(&self) -> Result<()> {
+    /// [`PlannedError::Config`] naming the field.
+    pub fn validate(&self) -> Result<(), PlannedError> {
         if self.k_max == Some(0) {
-            return Err(Error::config("k_max", 0, "must be >= 1"));
+            return Err(config("k_max", 0, "must be >= 1"));
         }
         if let Some(p) = self.parallelism
             && !(p.is_finite() && p >= 1.0)
         {
-            return Err(Error::config("parallelism", p, "must be >= 1 (or None)"));
+            return Err(config("parallelism", p, "must be >= 1 (or None)"));
         }
         if !(self.epsilon.is_finite() && self.epsilon >= 0.0) {
-            return Err(Error::config("epsilon", self.epsilon, "must be >= 0"));
+            return Err(config("epsilon", self.epsilon, "must be >= 0"));
         }
-        self.surrogate.validate()?;
+        self.surrogate
+            .validate()
+            .map_err(|e| config("surrogate", format!("{:?}", self.surrogate), e.to_string()))?;
         Ok(())
     }
 }
@@ -84,7 +95,7 @@ pub struct PlannedStoreBuilder<S: ObjectStore + ?Sized> {
     hedge: Option<HedgePolicy>,
     deadline: Option<Duration>,
     stall_timeout: Duration,
-    problems: Vec<Error>,
+    problems: Vec<PlannedError>,
 }
 
 impl<S: ObjectStore + ?Sized> std::fmt::Debug for PlannedStoreBuilder<S> {
@@ -120,7 +131,7 @@ impl<S: ObjectStore + ?Sized> PlannedStoreBuilder<S> {
     }
 
     /// Plans with backends from `factory` (e.g.
-    /// [`component_factory`](crate::query::component_factory)). Default:
+    /// `component_factory` with feature `component`). Default:
     /// the native planner.
     pub fn with_planner(mut self, factory: BackendFactory) -> Self {
         self.factory = factory;
@@ -179,7 +190,7 @@ impl<S: ObjectStore + ?Sized> PlannedStoreBuilder<S> {
     /// `P = max(1, io_slots / expected_concurrency)`. Default 64 and 8.
     pub fn with_io_slots(mut self, io_slots: usize, expected_concurrency: usize) -> Self {
         if io_slots == 0 || expected_concurrency == 0 {
-            self.problems.push(Error::config(
+            self.problems.push(config(
                 "io_slots",
                 format!("{io_slots} / {expected_concurrency}"),
                 "slots and expected concurrency must be >= 1",
@@ -227,22 +238,21 @@ impl<S: ObjectStore + ?Sized> PlannedStoreBuilder<S> {
     /// Builds the store.
     ///
     /// # Errors
-    /// [`Error::Config`] (or [`Error::Plan`] for the surrogate) naming the
-    /// first invalid setting.
-    pub fn build(mut self) -> Result<PlannedStore<S>> {
+    /// [`PlannedError::Config`] naming the first invalid setting.
+    pub fn build(mut self) -> Result<PlannedStore<S>, PlannedError> {
         if !self.problems.is_empty() {
             return Err(self.problems.swap_remove(0));
         }
         self.options.validate()?;
         if self.stall_timeout.is_zero() {
-            return Err(Error::config("stall_timeout", "0 s", "must be > 0"));
+            return Err(config("stall_timeout", "0 s", "must be > 0"));
         }
         if self.deadline.is_some_and(|d| d.is_zero()) {
-            return Err(Error::config("deadline", "0 s", "must be > 0 (or none)"));
+            return Err(config("deadline", "0 s", "must be > 0 (or none)"));
         }
         if let Some(h) = &self.hedge {
             h.validate()
-                .map_err(|reason| Error::config("hedge", format!("{h:?}"), reason))?;
+                .map_err(|reason| config("hedge", format!("{h:?}"), reason))?;
         }
         Ok(self.build_trusted())
     }

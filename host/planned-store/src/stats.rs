@@ -1,10 +1,10 @@
-//! What a [`PlannedStore`](super::PlannedStore) did: lock-free counters and
+//! What a [`PlannedStore`](crate::PlannedStore) did: lock-free counters and
 //! the snapshot they are read as.
 
 use std::sync::atomic::{AtomicU64, Ordering};
 
 /// Counters of one planned read, returned with its bytes by
-/// [`PlannedStore::read`](super::PlannedStore::read) and added to the store's
+/// [`PlannedStore::read`](crate::PlannedStore::read) and added to the store's
 /// totals.
 #[derive(Debug, Clone, Copy, Default, PartialEq)]
 pub struct CallStats {
@@ -49,7 +49,7 @@ impl CallStats {
 /// atomically; fields are not read together).
 #[derive(Debug, Clone, Copy, Default, PartialEq)]
 pub struct StatsSnapshot {
-    /// Planned reads (`get_ranges` calls and [`read`](super::PlannedStore::read)s).
+    /// Planned reads (`get_ranges` calls and [`read`](crate::PlannedStore::read)s).
     pub calls: u64,
     /// Sum of every call's [`CallStats`].
     pub totals: CallStats,

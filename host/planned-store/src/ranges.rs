@@ -16,7 +16,7 @@ use std::ops::Range;
 use bytes::Bytes;
 use planner_core::Interval;
 
-use super::error::PlannedError;
+use crate::error::PlannedError;
 
 /// Sorted disjoint intervals covering the requested ranges.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -19,14 +19,14 @@ use planner_core::{Interval, Method, Parallelism, PlanRequest, PlanSummary, Requ
 use tokio::sync::Semaphore;
 use tokio::time::Instant;
 
-use super::builder::{PlanOptions, PlannedStoreBuilder};
-use super::error::PlannedError;
-use super::get::{CallCounters, Getter};
-use super::hedge::Hedger;
-use super::load::{LoadEstimator, LoadSnapshot, PRICES, closed_loop_ms};
-use super::ranges::{answer, normalize};
-use super::stats::{CallStats, Stats, StatsSnapshot};
-use crate::query::BackendPool;
+use crate::builder::{PlanOptions, PlannedStoreBuilder};
+use crate::error::PlannedError;
+use crate::get::{CallCounters, Getter};
+use crate::hedge::Hedger;
+use crate::load::{LoadEstimator, LoadSnapshot, PRICES, closed_loop_ms};
+use crate::ranges::{answer, normalize};
+use crate::stats::{CallStats, Stats, StatsSnapshot};
+use crate::backend::BackendPool;
 
 /// A point in time a call must finish by, and the budget it came from (for
 /// the error message).
@@ -142,10 +142,10 @@ impl<S: ObjectStore + ?Sized> PlannedStore<S> {
     /// 2. plan them with `opts.surrogate` (fixed, or the load-aware prior);
     ///    load-aware (`warp`), also at wider parallelism and, once the
     ///    link's capacity is known, at every per-MiB price of
-    ///    [`PRICES`](super::load::PRICES), keeping the plan of least
-    ///    closed-loop cost ([`closed_loop_ms`](super::load::closed_loop_ms));
+    ///    [`PRICES`](crate::load::PRICES), keeping the plan of least
+    ///    closed-loop cost ([`closed_loop_ms`](crate::load::closed_loop_ms));
     /// 3. issue the planned GETs concurrently, each under an I/O slot, with
-    ///    the stall timeout, one retry, and hedging ([`hedge`](super::hedge));
+    ///    the stall timeout, one retry, and hedging ([`hedge`](crate::hedge));
     /// 4. slice each requested range back out, in request order.
     ///
     /// # Errors
@@ -352,7 +352,7 @@ impl<S: ObjectStore + ?Sized> PlannedStore<S> {
 }
 
 /// `(fixed_ms, per_mib_ms)` of an affine surrogate.
-pub(crate) fn affine(s: &Surrogate) -> Option<(f64, f64)> {
+pub fn affine(s: &Surrogate) -> Option<(f64, f64)> {
     match s {
         Surrogate::Affine {
             fixed_ms,

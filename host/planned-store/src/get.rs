@@ -12,10 +12,10 @@ use object_store::{GetOptions, ObjectStore};
 use tokio::sync::Semaphore;
 use tokio::time::{Instant, timeout};
 
-use super::error::PlannedError;
-use super::hedge::Hedger;
-use super::load::{GetSample, LoadEstimator};
-use super::stats::CallStats;
+use crate::error::PlannedError;
+use crate::hedge::Hedger;
+use crate::load::{GetSample, LoadEstimator};
+use crate::stats::CallStats;
 
 /// Counters of one call, updated by its concurrent GETs (they survive the
 /// call being cancelled by its deadline).
@@ -158,7 +158,7 @@ impl<S: ObjectStore + ?Sized> Getter<'_, S> {
     }
 
     /// Fetches `range` (predicted to take `t_ms`) under an I/O slot, hedging
-    /// it when it straggles (see [`super::hedge`]): still outstanding at the
+    /// it when it straggles (see [`crate::hedge`]): still outstanding at the
     /// edge of the normal band, it is a straggler (counted towards the
     /// budget's refill whether or not a token and a slot are free for it).
     pub(crate) async fn fetch(&self, range: Range<u64>, t_ms: f64) -> Result<Got, PlannedError> {
