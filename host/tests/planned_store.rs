@@ -369,7 +369,9 @@ async fn a_range_the_http_client_refuses_is_refetched_once() {
             refetches += 1;
             let text = e.to_string();
             assert!(
-                text.contains("asked for bytes 100..200, the answer was not that range (after one re-fetch)"),
+                text.contains(
+                    "asked for bytes 100..200, the answer was not that range (after one re-fetch)"
+                ),
                 "{answer:?}: {text}"
             );
             let object_store::Error::Generic { source, .. } = &e else {
