@@ -123,6 +123,8 @@ pub fn runtime() -> Result<tokio::runtime::Runtime> {
 mod tests {
     use planner_core::{Interval, Method, PlanError, PlanRequest, Surrogate};
 
+    use crate::query::BackendError;
+
     use super::*;
 
     #[test]
@@ -144,7 +146,10 @@ mod tests {
             let (factory, _) = backend_factory(kind, &tight).unwrap();
             let e = factory().unwrap().plan(&req).unwrap_err();
             assert!(
-                matches!(e, Error::Plan(PlanError::MemoryLimit { limit: 1, .. })),
+                matches!(
+                    e,
+                    BackendError::Refused(PlanError::MemoryLimit { limit: 1, .. })
+                ),
                 "{kind:?}: {e}"
             );
             let (factory, _) = backend_factory(kind, &Limits::default()).unwrap();

@@ -158,7 +158,8 @@ async fn component_and_native_plan_the_same_fetches() {
     write(&f, &loc, &order, "identity").await;
     let index = Arc::new(Index::open(loc).await.unwrap());
     let native = Searcher::new(Arc::clone(&index), 4, 0, native_factory()).unwrap();
-    let component = Searcher::new(index, 4, 0, warp_host::query::component_factory().unwrap()).unwrap();
+    let component =
+        Searcher::new(index, 4, 0, warp_host::query::component_factory().unwrap()).unwrap();
     let params = SearchParams {
         nprobe: 8,
         parallelism: Some(2.0),

@@ -175,8 +175,7 @@ pub fn component_factory_with(limits: PlanLimits) -> Result<BackendFactory, Back
 }
 
 /// Makes backends for a [`BackendPool`].
-pub type BackendFactory =
-    Arc<dyn Fn() -> Result<Box<dyn PlanBackend>, BackendError> + Send + Sync>;
+pub type BackendFactory = Arc<dyn Fn() -> Result<Box<dyn PlanBackend>, BackendError> + Send + Sync>;
 
 /// The native factory under [`PlanLimits::default`].
 pub fn native_factory() -> BackendFactory {
@@ -266,13 +265,19 @@ mod tests {
         };
         let e = NativeBackend::new(tight).plan(&req).unwrap_err();
         assert!(
-            matches!(e, BackendError::Refused(PlanError::MemoryLimit { limit: 1, .. })),
+            matches!(
+                e,
+                BackendError::Refused(PlanError::MemoryLimit { limit: 1, .. })
+            ),
             "{e}"
         );
         let (requests, summary) = NativeBackend::new(PlanLimits::default())
             .plan(&req)
             .unwrap();
-        let mut direct = Planner::new();
+        let mut direct = Planner::with_memory_limit(Planner::DEFAULT_MEMORY_LIMIT);
+        direct
+            .reserve(req.intervals.len(), req.k_max, &req.method)
+            .unwrap();
         let want = direct.plan(&req).unwrap();
         assert_eq!(requests, want.requests.to_vec());
         assert_eq!(summary, want.summary);
@@ -297,7 +302,11 @@ mod tests {
             let (_, _, name) = pool.plan(&req).unwrap();
             assert_eq!(name, "native");
         }
-        assert_eq!(made.load(Ordering::Relaxed), 1, "sequential reads share one backend");
+        assert_eq!(
+            made.load(Ordering::Relaxed),
+            1,
+            "sequential reads share one backend"
+        );
         let tight = PlanLimits {
             plan_memory_bytes: 1,
             ..PlanLimits::default()
@@ -306,6 +315,10 @@ mod tests {
         for _ in 0..2 {
             assert!(matches!(pool.plan(&req), Err(BackendError::Refused(_))));
         }
-        assert_eq!(made.load(Ordering::Relaxed), 2, "a failed backend is dropped");
+        assert_eq!(
+            made.load(Ordering::Relaxed),
+            2,
+            "a failed backend is dropped"
+        );
     }
 }

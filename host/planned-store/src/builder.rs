@@ -9,14 +9,18 @@ use planner_core::{Method, Surrogate};
 use tokio::sync::Semaphore;
 
 use crate::PlannedStore;
+use crate::backend::{BackendFactory, BackendPool, native_factory};
+use crate::error::PlannedError;
 use crate::hedge::{HedgePolicy, Hedger};
 use crate::load::LoadEstimator;
 use crate::stats::Stats;
-use crate::backend::{BackendFactory, BackendPool, native_factory};
-use crate::error::PlannedError;
 
 /// A [`PlannedError::Config`] for `field` = `value`.
-fn config(field: &'static str, value: impl std::fmt::Display, reason: impl Into<String>) -> PlannedError {
+fn config(
+    field: &'static str,
+    value: impl std::fmt::Display,
+    reason: impl Into<String>,
+) -> PlannedError {
     PlannedError::Config {
         field,
         value: value.to_string(),

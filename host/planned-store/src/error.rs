@@ -63,7 +63,7 @@ pub enum PlannedError {
         got: std::ops::Range<u64>,
     },
     /// The inner store's own client refused the answer to a range GET as
-    /// not the range asked for (see [`is_range_mismatch`]: a `Content-Range`
+    /// not the range asked for (object_store's own range checks: a `Content-Range`
     /// naming another range, none, or a whole-object `200`), on the re-fetch
     /// of a GET whose first attempt failed (a stall, a wrong range).
     RangeRefused {
@@ -140,6 +140,109 @@ impl std::error::Error for PlannedError {
             PlannedError::RangeRefused { source, .. } | PlannedError::Store(source) => Some(source),
             PlannedError::Plan(e) => Some(e),
             _ => None,
+        }
+    }
+}
+
+impl PlannedError {
+    /// Whether this is a deadline miss.
+    pub fn is_deadline(&self) -> bool {
+        matches!(self, PlannedError::DeadlineExceeded { .. })
+    }
+
+    /// Whether one more attempt of the same GET may succeed (stall, wrong
+    /// range or length, whether found by this layer or by the inner store's
+    /// client); other errors are final here (the inner store already retries
+    /// transport errors).
+    pub(crate) fn is_retryable(&self) -> bool {
+        matches!(
+            self,
+            PlannedError::Stalled { .. }
+                | PlannedError::WrongRange { .. }
+                | PlannedError::RangeRefused { .. }
+        )
+    }
+
+    /// The inner store's error `e` for a GET of `requested`:
+    /// [`PlannedError::RangeRefused`] when [`is_range_mismatch`] says it is
+    /// the store's client refusing a wrong range, else
+    /// [`PlannedError::Store`] unchanged.
+    pub(crate) fn from_get(e: object_store::Error, requested: &std::ops::Range<u64>) -> Self {
+        if is_range_mismatch(&e) {
+            PlannedError::RangeRefused {
+                requested: requested.clone(),
+                source: e,
+            }
+        } else {
+            PlannedError::Store(e)
+        }
+    }
+}
+
+/// The messages object_store 0.14's HTTP stores (S3, GCS, Azure, HTTP) give
+/// a range GET whose answer is not the range asked for
+/// (`client/get.rs`, `GetResultError`, a private type: it reaches callers
+/// only as the `source` of an `Error::Generic`, so its text is what can be
+/// matched). Each is raised before the body is read — or, on a body resumed
+/// after a broken connection, mid-stream — and before this layer's own
+/// range and length check, which it therefore stands in for:
+///
+/// | object_store's error  | the response                                       |
+/// |-----------------------|----------------------------------------------------|
+/// | `UnexpectedRange`     | `Content-Range` names a range other than requested |
+/// | `NoContentRange`      | `206` without `Content-Range`                      |
+/// | `ParseContentRange`   | a `Content-Range` that is not `bytes a-b/size`     |
+/// | `InvalidContentRange` | a `Content-Range` that is not UTF-8                |
+/// | `NotPartial`          | a `200` (the whole object) to a range request      |
+///
+/// `host/tests/planned_store.rs` pins each against a real HTTP exchange, so
+/// an object_store upgrade that rewords one fails there.
+const RANGE_MISMATCH_PREFIXES: [&str; 5] = [
+    "Requested ",
+    "Content-Range header not present in partial response",
+    "Failed to parse value for CONTENT_RANGE header",
+    "Content-Range header contained non UTF-8 characters",
+    "Received non-partial response when range requested",
+];
+
+/// Whether `e` is the inner store's client refusing an answer as not the
+/// range requested (one of [`RANGE_MISMATCH_PREFIXES`]): a one-off on a store
+/// or proxy that answered one GET wrongly, worth one re-fetch like this
+/// layer's own [`PlannedError::WrongRange`]. `UnexpectedRange` is told by
+/// its whole shape, `Requested <a>..<b>, got <c>..<d>`.
+///
+/// # Complexity
+/// `O(|message|)`.
+pub(crate) fn is_range_mismatch(e: &object_store::Error) -> bool {
+    let object_store::Error::Generic { source, .. } = e else {
+        return false;
+    };
+    let text = source.to_string();
+    match text.strip_prefix("Requested ") {
+        Some(rest) => rest
+            .split_once(", got ")
+            .is_some_and(|(want, got)| is_range_text(want) && is_range_text(got)),
+        None => RANGE_MISMATCH_PREFIXES[1..]
+            .iter()
+            .any(|p| text.starts_with(p)),
+    }
+}
+
+/// `a..b` with decimal `a` and `b` (a `Range<u64>`'s `Debug`).
+fn is_range_text(s: &str) -> bool {
+    let digits = |t: &str| !t.is_empty() && t.bytes().all(|b| b.is_ascii_digit());
+    s.split_once("..")
+        .is_some_and(|(a, b)| digits(a) && digits(b))
+}
+
+impl From<PlannedError> for object_store::Error {
+    fn from(e: PlannedError) -> Self {
+        match e {
+            PlannedError::Store(inner) => inner,
+            other => object_store::Error::Generic {
+                store: STORE_NAME,
+                source: Box::new(other),
+            },
         }
     }
 }

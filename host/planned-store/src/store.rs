@@ -19,6 +19,7 @@ use planner_core::{Interval, Method, Parallelism, PlanRequest, PlanSummary, Requ
 use tokio::sync::Semaphore;
 use tokio::time::Instant;
 
+use crate::backend::BackendPool;
 use crate::builder::{PlanOptions, PlannedStoreBuilder};
 use crate::error::PlannedError;
 use crate::get::{CallCounters, Getter};
@@ -26,7 +27,6 @@ use crate::hedge::Hedger;
 use crate::load::{LoadEstimator, LoadSnapshot, PRICES, closed_loop_ms};
 use crate::ranges::{answer, normalize};
 use crate::stats::{CallStats, Stats, StatsSnapshot};
-use crate::backend::BackendPool;
 
 /// A point in time a call must finish by, and the budget it came from (for
 /// the error message).

@@ -179,7 +179,7 @@ impl DemoConfig {
 pub fn factory(kind: PlannerKind) -> Result<BackendFactory> {
     match kind {
         PlannerKind::Native => Ok(native_factory()),
-        PlannerKind::Component => component_factory(),
+        PlannerKind::Component => Ok(component_factory()?),
     }
 }
 

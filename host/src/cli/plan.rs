@@ -19,7 +19,7 @@ use crate::config::{HostConfigBuilder, Limits};
 use crate::error::{Error, Result};
 use crate::input::{RAISE_INPUT, read_text, stdin_is_terminal};
 use crate::output::{Output, note};
-use crate::query::{ComponentBackend, NativeBackend, PlanBackend};
+use crate::query::{BackendError, ComponentBackend, NativeBackend, PlanBackend};
 
 /// Arguments of `warp plan`.
 #[derive(Debug, Args)]
@@ -81,8 +81,8 @@ fn plan_within(inst: Instance, native: bool, limits: &Limits) -> Result<PlanJson
     // Exactly the planner's line (the golden vectors' `error`); the limits
     // it names are `--plan-memory-bytes` / `--plan-deadline-ms` here.
     let (requests, summary) = planned.map_err(|e| match e {
-        Error::Plan(p) => Error::input(p.to_string()),
-        other => other,
+        BackendError::Refused(p) => Error::input(p.to_string()),
+        other => Error::from(other),
     })?;
     Ok(PlanJson::from(&Plan {
         requests: &requests,

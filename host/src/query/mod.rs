@@ -27,8 +27,9 @@ use serde_json::{Value, json};
 
 pub use crate::ivf::Index;
 pub use backend::{
-    BackendFactory, BackendPool, ComponentBackend, NativeBackend, PlanBackend, component_factory,
-    component_factory_with, native_factory, native_factory_with, parse_policy, policy_name,
+    BackendError, BackendFactory, BackendPool, ComponentBackend, NativeBackend, PlanBackend,
+    component_factory, component_factory_with, native_factory, native_factory_with, parse_policy,
+    policy_name,
 };
 pub use params::{ReadConfig, SearchParams};
 pub use result::{Explain, Neighbor, QueryStats, SearchResult};
@@ -39,8 +40,7 @@ use crate::ivf::scan::{Candidate, Scanner, TopK, check_record, record_key};
 use crate::ivf::score::Scorer;
 use crate::store::planned::affine as planned_affine;
 use crate::store::{
-    Deadline, PlanOptions, PlannedRead, PlannedStore, PlannedStoreBuilder, StatsSnapshot,
-    into_host,
+    Deadline, PlanOptions, PlannedRead, PlannedStore, PlannedStoreBuilder, StatsSnapshot, into_host,
 };
 use cache::PayloadCache;
 

@@ -83,8 +83,7 @@ pub use warp_planned_store as planned;
 pub use warp_planned_store::{
     CallStats, Deadline, HedgePolicy, LoadEstimator, LoadSnapshot, MAX_FIRST_BYTE_SIGMA,
     MAX_TAIL_FACTOR, PlanOptions, PlannedError, PlannedRead, PlannedStore, PlannedStoreBuilder,
-    STORE_NAME, SimulateConfig, SimulatedStore, StatsSnapshot, hedge,
-    load,
+    STORE_NAME, SimulateConfig, SimulatedStore, StatsSnapshot, hedge, load,
 };
 
 use crate::error::{Error, Result};
