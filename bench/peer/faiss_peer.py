@@ -13,7 +13,10 @@ Every figure is printed as one JSON object on stdout (one per index kind), so
 scripts can put it beside `warp bench --json` rows:
 
     python bench/peer/faiss_peer.py --data bench/data/real384 --nlist 256 \
-        --nprobe 4,8,16,32,64 [--pq-m 48] [--metric l2] [--threads 2]
+        --nprobe 4,8,16,32,64 [--pq-m 48] [--metric l2] [--threads 2] [--seed S]
+
+`scanned_fraction` is the mean fraction of the base in the probed lists at each
+nprobe (what an IVF scan reads), to put recall beside its cost.
 
 `--data DIR` holds base.fvecs, queries.fvecs and groundtruth.ivecs (as written
 by bench/realdata/make_embeddings.py); the ground truth must be of the chosen
@@ -74,6 +77,8 @@ def main() -> None:
     ap.add_argument("--metric", choices=["l2", "ip", "cosine"], default="l2")
     ap.add_argument("--threads", type=int, default=2)
     ap.add_argument("--k", type=int, default=10)
+    ap.add_argument("--seed", type=int, help="seed of the coarse k-means (default: FAISS's own, 1234)")
+    ap.add_argument("--niter", type=int, help="coarse k-means iterations (default: FAISS's own, 10)")
     args = ap.parse_args()
 
     import faiss
@@ -101,6 +106,10 @@ def main() -> None:
             index = faiss.IndexIVFFlat(quantizer, dim, args.nlist, metric)
         else:
             index = faiss.IndexIVFPQ(quantizer, dim, args.nlist, m, args.nbits, metric)
+        if args.seed is not None:
+            index.cp.seed = args.seed
+        if args.niter is not None:
+            index.cp.niter = args.niter
         t0 = time.perf_counter()
         index.train(base)
         t_train = time.perf_counter() - t0
@@ -125,16 +134,20 @@ def main() -> None:
             "build_s": round(t_build, 3),
             "peak_rss_mib": round(peak_rss_mib(), 1),
             "recall": {},
+            "scanned_fraction": {},
         }
         refine = None
         if m is not None:
             refine = faiss.IndexRefineFlat(index, faiss.swig_ptr(base))
             refine.k_factor = float(args.rerank)
             row["recall_rerank"] = {}
+        sizes = np.array([index.invlists.list_size(i) for i in range(args.nlist)])
         for nprobe in nprobes:
             index.nprobe = nprobe
             _, found = index.search(queries, args.k)
             row["recall"][str(nprobe)] = round(recall_at(found, truth, args.k), 4)
+            _, probed = index.quantizer.search(queries, nprobe)
+            row["scanned_fraction"][str(nprobe)] = round(float(sizes[probed].sum(axis=1).mean()) / len(base), 5)
             if refine is not None:
                 _, found = refine.search(queries, args.k)
                 row["recall_rerank"][str(nprobe)] = round(recall_at(found, truth, args.k), 4)

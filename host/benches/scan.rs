@@ -78,7 +78,9 @@ fn index(pq_m: Option<usize>, name: &str) -> (Arc<Index>, Vec<(u32, Bytes)>, Vec
 }
 
 fn scan(index: &Index, q: &[f32], lists: &[(u32, Bytes)]) -> usize {
-    let scorer = index.scorer(q);
+    let scorer = index
+        .scorer(q)
+        .expect("an L2 index scores every finite query");
     let mut top = TopK::new(10);
     let mut s = Scanner::new(index, &scorer);
     for (l, b) in lists {
@@ -98,7 +100,7 @@ fn bench(c: &mut Criterion) {
             });
             if kind == "flat" {
                 c.bench_function(&format!("route/{name}"), |b| {
-                    b.iter(|| index.route(std::hint::black_box(q), 4))
+                    b.iter(|| index.route(std::hint::black_box(q), 4).unwrap())
                 });
             }
         }

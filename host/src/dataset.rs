@@ -8,8 +8,9 @@ use crate::config::Limits;
 use crate::error::{Error, Result};
 use crate::formats::{read_ivecs, read_vectors};
 use crate::input::check_file;
-use crate::ivf::distance::{check_build_range, knn};
+use crate::ivf::distance::{check_build_range, knn_by};
 use crate::ivf::synthetic::{SyntheticParams, generate};
+use crate::ivf::{Metric, prepare_vectors};
 use crate::progress::Progress;
 
 /// How to raise [`Limits::data_bytes`], for error messages.
@@ -49,17 +50,34 @@ pub struct DatasetSpec {
     pub seed: u64,
     /// Neighbours kept per computed ground-truth row (at least 10).
     pub gt_k: usize,
+    /// The metric: cosine normalises base and queries when they are
+    /// loaded, and computed ground truth ranks by it.
+    pub metric: Metric,
 }
 
-/// Exact ground truth of `queries` over `base`: `k` ids per query (fewer
-/// when the base has fewer rows).
+/// Exact ground truth of `queries` over `base` under squared L2: `k` ids
+/// per query (fewer when the base has fewer rows); [`ground_truth_by`].
+pub fn ground_truth(queries: &[f32], base: &[f32], dim: usize, k: usize) -> Vec<i32> {
+    ground_truth_by(queries, base, dim, k, Metric::L2)
+}
+
+/// Exact ground truth of `queries` over `base` under `metric` (the
+/// smallest squared L2, or the largest inner product: cosine on vectors
+/// already normalised, and dot): `k` ids per query, fewer when the base
+/// has fewer rows.
 ///
 /// # Complexity
 /// `O(nq · n · dim)` time, `O(nq · k)` memory.
-pub fn ground_truth(queries: &[f32], base: &[f32], dim: usize, k: usize) -> Vec<i32> {
+pub fn ground_truth_by(
+    queries: &[f32],
+    base: &[f32],
+    dim: usize,
+    k: usize,
+    metric: Metric,
+) -> Vec<i32> {
     let k = k.min(base.len() / dim);
     let pb = Progress::new(1, "ground truth");
-    let gt = knn(queries, base, dim, k)
+    let gt = knn_by(queries, base, dim, k, metric.proximity())
         .into_iter()
         .flat_map(|r| r.into_iter().map(|(_, i)| i as i32))
         .collect();
@@ -178,15 +196,17 @@ impl DatasetSpec {
         Ok(())
     }
 
-    /// Reads or generates the dataset, computing the ground truth of the
-    /// queries when no file gives it.
+    /// Reads or generates the dataset, normalises it under cosine, and
+    /// computes the ground truth of the queries under the metric when no
+    /// file gives it (a `--groundtruth` file must be of the same metric).
     ///
     /// # Errors
     /// Format errors; [`Error::Input`] for dimension or row-count mismatches,
-    /// and for a base or query value beyond
-    /// [`crate::ivf::distance::max_build_magnitude`] (naming row and column).
+    /// for a base or query value beyond
+    /// [`crate::ivf::distance::max_build_magnitude`] (naming row and column),
+    /// and for an all-zero vector under cosine.
     pub fn load(&self) -> Result<Dataset> {
-        let (base, dim, queries) = match &self.input {
+        let (mut base, dim, mut queries) = match &self.input {
             Some(path) => {
                 let pb = Progress::new(1, "read vectors");
                 let (base, dim) = read_vectors(path)?;
@@ -222,6 +242,8 @@ impl DatasetSpec {
         // Before any f32 training or ground truth: values they can handle.
         check_build_range(&base, dim, "base")?;
         check_build_range(&queries, dim, "query")?;
+        prepare_vectors(self.metric, &mut base, dim, "base")?;
+        prepare_vectors(self.metric, &mut queries, dim, "query")?;
         let (groundtruth, gt_k) = match &self.groundtruth {
             Some(p) => {
                 let (g, k) = read_ivecs(p)?;
@@ -238,7 +260,7 @@ impl DatasetSpec {
             None if !queries.is_empty() => {
                 let k = self.gt_k.max(10);
                 (
-                    ground_truth(&queries, &base, dim, k),
+                    ground_truth_by(&queries, &base, dim, k, self.metric),
                     k.min(base.len() / dim),
                 )
             }
@@ -284,6 +306,7 @@ mod tests {
             dim,
             seed: 1,
             gt_k: 10,
+            metric: Metric::L2,
         }
     }
 

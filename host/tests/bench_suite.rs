@@ -166,9 +166,15 @@ async fn every_run_answers_identically_and_the_cache_sweep_cuts_gets() {
         .iter()
         .map(|p| p.file_name().unwrap().to_string_lossy().into_owned())
         .collect();
-    assert_eq!(names, ["qps.svg", "io.svg", "latency.svg", "cache.svg"]);
+    assert_eq!(
+        names,
+        ["qps.svg", "io.svg", "latency.svg", "cache.svg", "rows.json"]
+    );
+    let behind: Vec<serde_json::Value> =
+        serde_json::from_slice(&std::fs::read(&files[4]).unwrap()).unwrap();
+    assert_eq!(behind.len(), rows.len());
     let mut total = 0;
-    for p in &files {
+    for p in &files[..4] {
         let svg = std::fs::read_to_string(p).unwrap();
         assert!(svg.starts_with("<svg"), "{}", p.display());
         for caption in [
@@ -184,7 +190,95 @@ async fn every_run_answers_identically_and_the_cache_sweep_cuts_gets() {
     assert!(total < 400_000, "{total} bytes of SVG");
     // Without a sweep there is no cache chart.
     let no_sweep: Vec<_> = rows.iter().filter(|r| r.cache == "0").cloned().collect();
-    assert_eq!(write_all(&dir, &no_sweep, &ctx).unwrap().len(), 3);
+    assert_eq!(write_all(&dir, &no_sweep, &ctx).unwrap().len(), 4);
+}
+
+/// `warp bench --nprobe 2,4,8,32`: one row per (policy, nprobe), answers
+/// identical across policies at each nprobe (and different between nprobes,
+/// which is not a mismatch), recall rising with nprobe to exact search at
+/// nprobe = nlist, and the recall–cost chart with the rows behind it.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_nprobe_sweep_gives_the_recall_cost_trade_off() {
+    let mut s = suite(&CacheSize::parse_sweep("0").unwrap()).await;
+    let f = fixture(None);
+    let gt = warp_host::dataset::ground_truth(&f.queries, &f.base, f.dim, 10);
+    s.workload.groundtruth = Some((Arc::new(gt), 10));
+    let nlist = f.trained.nlist();
+    s.runs = Vec::new();
+    for nprobe in [2, 4, 8, nlist] {
+        for (target, policy) in [(0, "separate"), (1, "warp")] {
+            s.runs.push(RunSpec {
+                target,
+                params: SearchParams {
+                    nprobe,
+                    method: parse_policy(policy).unwrap(),
+                    parallelism: Some(2.0),
+                    ..SearchParams::default()
+                },
+                concurrency: 2,
+                cache: CacheSize::parse_sweep("0").unwrap()[0],
+            });
+        }
+    }
+    let rows = s.run(|_| {}).await.unwrap();
+    assert_eq!(rows.len(), 8);
+    let recall: Vec<f64> = rows.iter().map(|r| r.recall_at_10.unwrap()).collect();
+    for pair in recall.chunks_exact(2) {
+        assert_eq!(pair[0], pair[1], "policies answer identically: {recall:?}");
+    }
+    assert!(recall.windows(2).all(|w| w[0] <= w[1]), "{recall:?}");
+    assert!(recall[0] < 1.0 && recall[7] == 1.0, "{recall:?}");
+    let bytes: Vec<f64> = rows.iter().map(|r| r.bytes_per_query).collect();
+    assert!(bytes[0] < bytes[6], "{bytes:?}");
+
+    let dir = std::env::temp_dir().join(format!("warp-bench-recall-{}", std::process::id()));
+    let ctx = PlotContext {
+        workload: "tiny fixture".into(),
+        machine: "test machine".into(),
+        command: "cargo test".into(),
+    };
+    let files = write_all(&dir, &rows, &ctx).unwrap();
+    let names: Vec<String> = files
+        .iter()
+        .map(|p| p.file_name().unwrap().to_string_lossy().into_owned())
+        .collect();
+    assert_eq!(
+        names,
+        [
+            "qps.svg",
+            "io.svg",
+            "latency.svg",
+            "recall.svg",
+            "rows.json"
+        ]
+    );
+    let svg = std::fs::read_to_string(&files[3]).unwrap();
+    for text in [
+        "Recall–cost trade-off",
+        "recall@10",
+        "KiB fetched per query",
+        "remote GETs per query",
+        "queries per second",
+        "warp / reversed",
+        "separate / identity",
+    ] {
+        assert!(svg.contains(text), "recall.svg lacks {text}");
+    }
+    // Each point of the first series is labelled with its nprobe.
+    for n in [2, 4, 8, nlist] {
+        assert!(svg.contains(&format!("\n{n}\n</text>")), "recall.svg lacks label {n}");
+    }
+    // The other charts are of the first nprobe, and say so.
+    let qps = std::fs::read_to_string(&files[0]).unwrap();
+    assert!(qps.contains("nprobe 2"), "qps.svg lacks its nprobe");
+    let behind: Vec<serde_json::Value> =
+        serde_json::from_slice(&std::fs::read(&files[4]).unwrap()).unwrap();
+    let nprobes: Vec<u64> = behind
+        .iter()
+        .map(|r| r["nprobe"].as_u64().unwrap())
+        .collect();
+    assert_eq!(nprobes, [2, 2, 4, 4, 8, 8, nlist as u64, nlist as u64]);
+    let _ = std::fs::remove_dir_all(&dir);
 }
 
 /// A suite of `separate` then `warp` (Q = 1, no warm-up, 60 queries) on an
@@ -211,7 +305,7 @@ async fn failing_suite(faults: usize, max_error_rate: f64) -> Suite {
     );
     // `separate` reads each probed list with one GET of exactly its range:
     // the first `faults` queries probing list `l` fail (Q = 1, one at a time).
-    let l = index.route(&f.queries[..f.dim], 6)[0] as usize;
+    let l = index.route(&f.queries[..f.dim], 6).unwrap()[0] as usize;
     let e = &index.manifest.lists[l];
     for _ in 0..faults {
         faulty.on_range(e.offset..e.offset + e.len, Fault::Fail);

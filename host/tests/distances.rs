@@ -197,7 +197,7 @@ async fn routing_picks_the_exactly_nearest_centroids() {
                 .collect();
             let nlist = keys.len();
             assert_eq!(
-                index.route(q, nlist),
+                index.route(q, nlist).unwrap(),
                 top_ids(keys, nlist),
                 "{case} query {qi}"
             );
@@ -273,3 +273,4 @@ fn builds_refuse_base_values_beyond_the_f32_training_bound() {
         "{e}"
     );
 }
+

@@ -530,6 +530,7 @@ fn a_build_on_an_unwritable_store_fails_before_any_work() {
             dim: 64,
             seed: 1,
             gt_k: 10,
+            metric: Default::default(),
         },
         params: warp_host::ivf::IvfBuildParams {
             nlist: 4096,

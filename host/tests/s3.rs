@@ -144,6 +144,7 @@ fn long_build() -> BuildJob {
             dim: 64,
             seed: 1,
             gt_k: 10,
+            metric: Default::default(),
         },
         params: IvfBuildParams {
             nlist: 4096,

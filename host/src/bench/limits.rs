@@ -41,6 +41,16 @@ pub fn check_range(flag: &str, value: usize, min: usize, max: usize) -> Result<u
 /// [`Error::Config`] naming `flag` for a non-number, a value out of range, or
 /// too many values.
 pub fn parse_concurrency(flag: &str, s: &str) -> Result<Vec<usize>> {
+    parse_list(flag, s, MAX_CONCURRENCY)
+}
+
+/// Parses a comma-separated list of integers, each within `1..=max`, at most
+/// [`MAX_SWEEP`] of them (`--concurrency`, `--nprobe`).
+///
+/// # Errors
+/// [`Error::Config`] naming `flag` for a non-number, a value out of range, or
+/// too many values.
+pub fn parse_list(flag: &str, s: &str, max: usize) -> Result<Vec<usize>> {
     let qs: Vec<usize> = s
         .split(',')
         .map(|x| {
@@ -48,7 +58,7 @@ pub fn parse_concurrency(flag: &str, s: &str) -> Result<Vec<usize>> {
             let q = x
                 .parse::<usize>()
                 .map_err(|_| Error::config(flag, x, "expected integers >= 1"))?;
-            check_range(flag, q, 1, MAX_CONCURRENCY)
+            check_range(flag, q, 1, max)
         })
         .collect::<Result<_>>()?;
     if qs.len() > MAX_SWEEP {
@@ -82,5 +92,8 @@ mod tests {
             .to_string();
         assert!(e.contains("--queries") && e.contains("1000000000"), "{e}");
         assert_eq!(check_range("--queries", 5, 1, 10).unwrap(), 5);
+        assert_eq!(parse_list("--nprobe", "4,8,16", 64).unwrap(), [4, 8, 16]);
+        let e = parse_list("--nprobe", "4,128", 64).unwrap_err().to_string();
+        assert!(e.contains("--nprobe") && e.contains("1..=64"), "{e}");
     }
 }

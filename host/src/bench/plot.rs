@@ -7,9 +7,15 @@
 //!   each `Q`;
 //! - `latency.svg` — p50 and p99 latency, bars per series at each `Q`;
 //! - `cache.svg` — only for a cache sweep (two or more sizes): GETs/query,
-//!   QPS, p95 and cache hit rate against the cache size, one column per `Q`.
+//!   QPS, p95 and cache hit rate against the cache size, one column per `Q`;
+//! - `recall.svg` — when recall is known: the recall–cost trade-off, recall@10
+//!   against KiB per query, GETs per query and QPS, one line per series
+//!   through its `nprobe` values (an `--nprobe` sweep), each point labelled
+//!   with its `nprobe`, at the first `Q` and cache size;
+//! - `rows.json` — the rows every chart was drawn from.
 //!
-//! The first three use the rows of the first cache size of the sweep. Every
+//! The first three (and `cache.svg`) use the rows of the first `nprobe` of a
+//! sweep, and the first three those of its first cache size. Every
 //! chart carries a caption with its workload, machine and command
 //! ([`PlotContext`]), so a picture found on its own says where it came from.
 //!
@@ -158,14 +164,29 @@ pub fn write_all(dir: &Path, rows: &[BenchRow], ctx: &PlotContext) -> Result<Vec
         path: dir.display().to_string(),
         source,
     })?;
+    let mut out = Vec::new();
+    let all = rows;
+    let first_nprobe = all[0].nprobe;
+    let rows: Vec<BenchRow> = all
+        .iter()
+        .filter(|r| r.nprobe == first_nprobe)
+        .cloned()
+        .collect();
+    let rows = &rows[..];
     let axes = Axes::of(rows);
     let first_cache = axes.caches[0].clone();
-    let cache_note = if axes.caches.len() > 1 {
-        format!(" (cache {first_cache})")
-    } else {
+    let mut notes = Vec::new();
+    if all.iter().any(|r| r.nprobe != first_nprobe) {
+        notes.push(format!("nprobe {first_nprobe}"));
+    }
+    if axes.caches.len() > 1 {
+        notes.push(format!("cache {first_cache}"));
+    }
+    let cache_note = if notes.is_empty() {
         String::new()
+    } else {
+        format!(" ({})", notes.join(", "))
     };
-    let mut out = Vec::new();
 
     let path = dir.join("qps.svg");
     draw_lines(
@@ -214,7 +235,118 @@ pub fn write_all(dir: &Path, rows: &[BenchRow], ctx: &PlotContext) -> Result<Vec
         draw_cache(&path, ctx, &axes, rows)?;
         out.push(path);
     }
+    if all.iter().any(|r| r.recall_at_10.is_some()) {
+        let path = dir.join("recall.svg");
+        draw_recall(&path, ctx, all)?;
+        out.push(path);
+    }
+    let path = dir.join("rows.json");
+    let json = serde_json::to_vec_pretty(all).map_err(|e| draw_err(&path, e))?;
+    std::fs::write(&path, json).map_err(|source| Error::Io {
+        path: path.display().to_string(),
+        source,
+    })?;
+    out.push(path);
     Ok(out)
+}
+
+/// The recall–cost chart: recall@10 against KiB/query, GETs/query and QPS,
+/// one line per series through its `nprobe` values (ascending), at the
+/// first `Q` and cache size of the rows.
+fn draw_recall(path: &Path, ctx: &PlotContext, rows: &[BenchRow]) -> Result<()> {
+    let (q, cache) = (rows[0].concurrency, rows[0].cache.clone());
+    let rows: Vec<&BenchRow> = rows
+        .iter()
+        .filter(|r| r.concurrency == q && r.cache == cache && r.recall_at_10.is_some())
+        .collect();
+    let mut layouts: Vec<&str> = Vec::new();
+    for r in &rows {
+        if !layouts.contains(&r.layout.as_str()) {
+            layouts.push(&r.layout);
+        }
+    }
+    let mut series: Vec<String> = Vec::new();
+    for r in &rows {
+        let s = r.series(layouts.len());
+        if !series.contains(&s) {
+            series.push(s);
+        }
+    }
+    let points = |s: &str, m: Metric| -> Vec<(f64, f64, usize)> {
+        let mut p: Vec<(f64, f64, usize)> = rows
+            .iter()
+            .filter(|r| r.series(layouts.len()) == s)
+            .map(|r| (m.of(r), r.recall_at_10.unwrap_or(0.0), r.nprobe))
+            .collect();
+        p.sort_by_key(|&(_, _, n)| n);
+        p
+    };
+    let lowest = rows
+        .iter()
+        .filter_map(|r| r.recall_at_10)
+        .fold(1.0f64, f64::min);
+    let y0 = ((lowest - 0.05).max(0.0) * 20.0).floor() / 20.0;
+    let h = 480 + CAPTION_H;
+    let root = SVGBackend::new(path, (WIDTH + 480, h)).into_drawing_area();
+    let top = frame(
+        &root,
+        &format!("Recall–cost trade-off over nprobe (Q = {q}, cache {cache})"),
+        ctx,
+    )
+    .map_err(|e| draw_err(path, e))?;
+    let metrics = [Metric::KiB, Metric::Gets, Metric::Qps];
+    let panels = top.split_evenly((1, metrics.len()));
+    for (pi, (panel, &m)) in panels.iter().zip(&metrics).enumerate() {
+        let xmax = y_max(series.iter().flat_map(|s| points(s, m)).map(|p| p.0));
+        let mut chart = ChartBuilder::on(panel)
+            .margin(12)
+            .x_label_area_size(40)
+            .y_label_area_size(56)
+            .build_cartesian_2d(0f64..xmax, y0..1.0f64)
+            .map_err(|e| draw_err(path, e))?;
+        chart
+            .configure_mesh()
+            .x_desc(m.label())
+            .y_desc("recall@10")
+            .label_style((FONT, 13))
+            .axis_desc_style((FONT, 14))
+            .draw()
+            .map_err(|e| draw_err(path, e))?;
+        for (si, s) in series.iter().enumerate() {
+            let c = colour(si);
+            let pts = points(s, m);
+            let xy: Vec<(f64, f64)> = pts.iter().map(|&(x, y, _)| (x, y)).collect();
+            let drawn = chart
+                .draw_series(LineSeries::new(xy.clone(), c.stroke_width(2)))
+                .map_err(|e| draw_err(path, e))?;
+            if pi == 0 {
+                drawn.label(s.clone()).legend(move |(x, y)| {
+                    PathElement::new(vec![(x, y), (x + 18, y)], c.stroke_width(2))
+                });
+            }
+            chart
+                .draw_series(xy.iter().map(|&p| Circle::new(p, 4, c.filled())))
+                .map_err(|e| draw_err(path, e))?;
+            if si == 0 {
+                chart
+                    .draw_series(pts.iter().map(|&(x, y, n)| {
+                        Text::new(format!("{n}"), (x, y), (FONT, 11).into_font())
+                    }))
+                    .map_err(|e| draw_err(path, e))?;
+            }
+        }
+        if pi == 0 {
+            chart
+                .configure_series_labels()
+                .position(SeriesLabelPosition::LowerRight)
+                .background_style(WHITE.mix(0.85))
+                .border_style(RGBColor(180, 180, 180))
+                .label_font((FONT, 13))
+                .draw()
+                .map_err(|e| draw_err(path, e))?;
+        }
+    }
+    root.present().map_err(|e| draw_err(path, e))
 }
 
 /// A plotted quantity.

@@ -5,9 +5,11 @@
 //! one or more [`Target`] indexes. Each run gets a fresh [`Searcher`] (an
 //! empty payload cache of its size, its own planner pool), runs its warm-up
 //! queries, then its measured queries with at most `Q` in flight, and feeds
-//! every answer to one [`AnswerBook`]: the first run to answer a query sets
-//! its reference, and any run that answers it differently stops the suite
-//! with [`Error::ResultMismatch`].
+//! every answer to the [`AnswerBook`] of its search (`nprobe`, `k`,
+//! `rerank`: what decides the answer; a sweep over `nprobe` has one book per
+//! value): the first run to answer a query sets its reference, and any run
+//! that answers it differently stops the suite with
+//! [`Error::ResultMismatch`].
 //!
 //! # Failed queries
 //! A query that fails (a store error, a checksum still wrong after its
@@ -26,6 +28,7 @@
 //! (histogram + sums) and checked against the book (one answer per distinct
 //! stored query) and then dropped.
 
+use std::collections::BTreeMap;
 use std::ops::Range;
 use std::sync::Arc;
 use std::time::Instant;
@@ -148,7 +151,8 @@ impl Suite {
     /// of range, [`Error::Config`] for a `max_error_rate` outside `[0, 1]`;
     /// [`Error::TooManyFailures`] when a run's failed queries exceed the
     /// bound; [`Error::ResultMismatch`] when a run answers a query
-    /// differently from the first run that answered it.
+    /// differently from the first run that answered it with the same
+    /// `nprobe`, `k` and `rerank`.
     pub async fn run(&self, mut progress: impl FnMut(&BenchRow)) -> Result<Vec<BenchRow>> {
         let w = &self.workload;
         let nq = w.nq();
@@ -168,7 +172,7 @@ impl Suite {
                 "must be in [0, 1]",
             ));
         }
-        let mut book = AnswerBook::new(nq);
+        let mut books: BTreeMap<(usize, usize, usize), AnswerBook> = BTreeMap::new();
         let mut rows = Vec::with_capacity(self.runs.len());
         for spec in &self.runs {
             let target = self.targets.get(spec.target).ok_or_else(|| {
@@ -181,9 +185,13 @@ impl Suite {
             if spec.concurrency == 0 {
                 return Err(Error::config("--concurrency", 0, "must be >= 1"));
             }
+            let p = &spec.params;
+            let book = books
+                .entry((p.nprobe, p.k, p.rerank))
+                .or_insert_with(|| AnswerBook::new(nq));
             let mut repeats = Vec::with_capacity(w.repeats);
             for _ in 0..w.repeats {
-                repeats.push(self.run_once(target, spec, &mut book).await?);
+                repeats.push(self.run_once(target, spec, book).await?);
             }
             let row = median_row(repeats);
             progress(&row);
@@ -212,8 +220,8 @@ impl Suite {
         let policy = spec.params.method.to_string();
         let label = spec.cache.label();
         let run = book.run(format!(
-            "{policy} on {}, Q={}, cache {label}",
-            target.layout, spec.concurrency
+            "{policy} on {}, Q={}, cache {label}, nprobe {}",
+            target.layout, spec.concurrency, spec.params.nprobe
         ));
         let params = Arc::new(spec.params.clone());
         let issued = w.warmup + w.queries_per_run;

@@ -271,17 +271,17 @@ impl ShiftStudy {
             Error::index(format!("manifest reorder {:?}: {reason}", m.reorder))
         })?;
         let sizes: Vec<u64> = m.lists.iter().map(|l| l.len).collect();
-        let log = |nprobe: usize| {
+        let log = |nprobe: usize| -> Result<(Vec<u32>, Vec<u32>)> {
             let mut probes = Vec::with_capacity(nq * nprobe);
             let mut offsets = Vec::with_capacity(nq + 1);
             offsets.push(0u32);
             for q in queries.chunks_exact(dim).take(nq) {
-                probes.extend(index.route(q, nprobe));
+                probes.extend(index.route(q, nprobe)?);
                 offsets.push(u32::try_from(probes.len()).unwrap_or(u32::MAX));
             }
-            (probes, offsets)
+            Ok((probes, offsets))
         };
-        let logs = [log(self.nprobe), log(self.shift_nprobe)];
+        let logs = [log(self.nprobe)?, log(self.shift_nprobe)?];
         let shift_order = order_of(
             &ReorderInput {
                 centroids: &index.centroids,

@@ -8,13 +8,15 @@ use clap::Args;
 use planner_core::Pricing;
 
 use super::args::OutputArgs;
+use super::search_opts::MAX_NPROBE;
 use super::search_opts::SearchOpts;
 use crate::bench::limits::{
-    MAX_QUERIES, MAX_REPEAT, MAX_SWEEP, MAX_WARMUP, check_range, parse_concurrency,
+    MAX_QUERIES, MAX_REPEAT, MAX_SWEEP, MAX_WARMUP, check_range, parse_concurrency, parse_list,
 };
 use crate::bench::plot::{PlotContext, command_line, machine_description, write_all};
 use crate::bench::{CacheSize, DEFAULT_MAX_ERROR_RATE, RunSpec, Suite, Target, Workload, table};
 use crate::error::{Error, Result};
+use crate::ivf::Metric;
 use crate::output::Output;
 use crate::search::{backend_factory, open_searcher, runtime};
 
@@ -23,7 +25,12 @@ use crate::search::{backend_factory, open_searcher, runtime};
 // The shared search options' single `--cache-mib` (if it has one) gives way
 // to the sweep below; `mut_args` rather than `mut_arg`, which panics when the
 // argument is gone.
-#[command(mut_args(|a| if a.get_id() == "cache_mib" { a.long("search-cache-mib").hide(true) } else { a }))]
+// The same for `--nprobe`: the bench sweeps a list of values.
+#[command(mut_args(|a| match a.get_id().as_str() {
+    "cache_mib" => a.long("search-cache-mib").hide(true),
+    "nprobe" => a.long("search-nprobe").hide(true),
+    _ => a,
+}))]
 pub struct BenchArgs {
     /// Index and search options.
     #[command(flatten)]
@@ -31,6 +38,10 @@ pub struct BenchArgs {
     /// Policies, comma-separated: separate, lance_rule, object_store_rule, coalesce:GAP, warp, …
     #[arg(long, default_value = "separate,lance_rule,object_store_rule,warp")]
     pub policies: String,
+    /// Lists probed per query, comma-separated (each 1..=1048576, at most the index's nlist):
+    /// a sweep gives one row per value, the recall–cost trade-off (`--plot` draws recall.svg).
+    #[arg(long = "nprobe", value_name = "NPROBES", default_value = "16")]
+    pub nprobe_sweep: String,
     /// Query concurrencies Q, comma-separated (each 1..=4096).
     #[arg(long, default_value = "32")]
     pub concurrency: String,
@@ -57,7 +68,12 @@ pub struct BenchArgs {
     /// with one line and exit 2, as do answers that differ between policies.
     #[arg(long, default_value_t = DEFAULT_MAX_ERROR_RATE, value_parser = error_rate)]
     pub max_error_rate: f64,
-    /// Write SVG charts (qps, io, latency, cache sweep) into DIR.
+    /// The metric the index must rank by (l2, cosine, dot); refused when the index was built
+    /// with another. Default: the index's own.
+    #[arg(long, value_parser = Metric::parse)]
+    pub metric: Option<Metric>,
+    /// Write SVG charts (qps, io, latency, cache sweep; recall against bytes, GETs and QPS
+    /// for an --nprobe sweep) and rows.json, the rows behind them, into DIR.
     #[arg(long, value_name = "DIR")]
     pub plot: Option<PathBuf>,
     /// Output format (`--json`: the rows as JSON instead of a table).
@@ -87,6 +103,7 @@ pub fn execute(args: &BenchArgs) -> Result<()> {
     check_range("--warmup", args.warmup, 0, MAX_WARMUP)?;
     check_range("--repeat", args.repeat, 1, MAX_REPEAT)?;
     let qs = parse_concurrency("--concurrency", &args.concurrency)?;
+    let nprobes = parse_list("--nprobe", &args.nprobe_sweep, MAX_NPROBE as usize)?;
     let caches = CacheSize::parse_sweep(&args.cache_sweep)?;
     check_range("--cache-mib (number of sizes)", caches.len(), 1, MAX_SWEEP)?;
     let policies: Vec<&str> = args.policies.split(',').map(str::trim).collect();
@@ -100,13 +117,17 @@ pub fn execute(args: &BenchArgs) -> Result<()> {
     let mut runs: Vec<RunSpec> = Vec::new();
     for &cache in &caches {
         for &q in &qs {
-            for p in &policies {
-                runs.push(RunSpec {
-                    target: 0,
-                    params: args.search.params(&cfg, p, q)?,
-                    concurrency: q,
-                    cache,
-                });
+            for &nprobe in &nprobes {
+                for p in &policies {
+                    let mut params = args.search.params(&cfg, p, q)?;
+                    params.nprobe = nprobe;
+                    runs.push(RunSpec {
+                        target: 0,
+                        params,
+                        concurrency: q,
+                        cache,
+                    });
+                }
             }
         }
     }
@@ -123,6 +144,14 @@ pub fn execute(args: &BenchArgs) -> Result<()> {
         let index = Arc::clone(searcher.index());
         drop(searcher);
         let m = &index.manifest;
+        super::query::check_metric(args.metric, &index)?;
+        if let Some(&p) = nprobes.iter().find(|&&p| p > m.nlist) {
+            return Err(Error::config(
+                "--nprobe",
+                p,
+                format!("the index has {} lists", m.nlist),
+            ));
+        }
         if let Some(s) = args.search.manifest_surrogate(&index)? {
             for r in &mut runs {
                 r.params.surrogate = s.clone();
@@ -144,13 +173,13 @@ pub fn execute(args: &BenchArgs) -> Result<()> {
             },
         );
         let workload_text = format!(
-            "{} × {} {}, nlist {}, nprobe {}, layout {}, {} queries/run after {} warm-up, {}",
+            "{} × {} {} ({}), nlist {}, nprobe {}, layout {}, {} queries/run after {} warm-up, {}",
             m.n,
             m.dim,
             serde_json::to_value(m.kind)
                 .ok()
                 .and_then(|v| v.as_str().map(str::to_string))
-                .unwrap_or_default(), m.nlist, args.search.nprobe, m.reorder, args.queries, args.warmup, sim
+                .unwrap_or_default(), m.metric, m.nlist, args.nprobe_sweep, m.reorder, args.queries, args.warmup, sim
         );
         let suite = Suite {
             targets: vec![Target {

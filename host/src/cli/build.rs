@@ -20,7 +20,8 @@ use crate::config::HostConfigBuilder;
 use crate::dataset::{Dataset, DatasetSpec};
 use crate::error::Result;
 use crate::ivf::job::BuildJob;
-use crate::ivf::{IvfBuildParams, LeaseParams};
+use crate::ivf::kmeans::{DEFAULT_MAX_POINTS_PER_CENTROID, DEFAULT_NITER};
+use crate::ivf::{Clustering, IvfBuildParams, LeaseParams, Metric};
 use crate::output::Output;
 use crate::search::runtime;
 use crate::store;
@@ -37,6 +38,8 @@ pub const MAX_NLIST: u64 = 1 << 24;
 pub const MAX_NITER: u64 = 1000;
 /// Largest `--gt-k`.
 pub const MAX_GT_K: u64 = 10_000;
+/// Largest `--max-points-per-centroid`.
+pub const MAX_POINTS_PER_CENTROID: u64 = 65_536;
 
 /// Arguments of `warp build`.
 #[derive(Debug, Args)]
@@ -70,8 +73,20 @@ pub struct BuildArgs {
     #[arg(long, value_parser = RangedU64ValueParser::<usize>::new().range(1..=MAX_DIM))]
     pub pq_m: Option<usize>,
     /// k-means iterations, 1..=1000.
-    #[arg(long, default_value_t = 10, value_parser = RangedU64ValueParser::<usize>::new().range(1..=MAX_NITER))]
+    #[arg(long, default_value_t = DEFAULT_NITER, value_parser = RangedU64ValueParser::<usize>::new().range(1..=MAX_NITER))]
     pub niter: usize,
+    /// k-means training sample per centroid (faiss's max_points_per_centroid), 1..=65536:
+    /// the sample is at most nlist x this many base vectors.
+    #[arg(long, default_value_t = DEFAULT_MAX_POINTS_PER_CENTROID, value_parser = RangedU64ValueParser::<usize>::new().range(1..=MAX_POINTS_PER_CENTROID))]
+    pub max_points_per_centroid: usize,
+    /// Metric: l2 (squared Euclidean), cosine (vectors normalised at build and query time),
+    /// dot (inner product; the largest is nearest).
+    #[arg(long, default_value = "l2", value_parser = Metric::parse)]
+    pub metric: Metric,
+    /// k-means: euclidean, spherical (unit-norm centroids), or auto (spherical for cosine and
+    /// dot, and for l2 when every base vector has unit norm).
+    #[arg(long, default_value = "auto", value_parser = Clustering::parse)]
+    pub clustering: Clustering,
     /// Payload layout: identity, random, random:SEED, pca_1d, pca_zorder, pca_zorder:DIMS, pca_hilbert, pca_hilbert:DIMS, spectral, spectral:SEED.
     #[arg(long, alias = "reorder", default_value = "pca_zorder", value_parser = parse_layout)]
     pub layout: Layout,
@@ -102,6 +117,7 @@ impl BuildArgs {
             dim: self.dim,
             seed: self.seed,
             gt_k: self.gt_k,
+            metric: self.metric,
         }
     }
 
@@ -135,8 +151,10 @@ pub fn execute(args: &BuildArgs) -> Result<()> {
             nlist: args.nlist,
             pq_m: args.pq_m,
             niter: args.niter,
+            max_points_per_centroid: args.max_points_per_centroid,
+            clustering: args.clustering,
+            metric: args.metric,
             seed: args.seed,
-            ..IvfBuildParams::default()
         },
         layout: args.layout,
         limits: cfg.limits,
@@ -152,11 +170,17 @@ pub fn execute(args: &BuildArgs) -> Result<()> {
         "url": loc.display,
         "build_id": manifest.build_id,
         "kind": manifest.kind,
+        "metric": manifest.metric,
         "n": manifest.n,
         "dim": manifest.dim,
         "nlist": manifest.nlist,
         "pq_m": manifest.pq_m,
         "layout": manifest.reorder,
+        "kmeans": {
+            "clustering": if built.spherical { "spherical" } else { "euclidean" },
+            "train_rows": built.train_rows,
+            "niter": args.niter,
+        },
         "payload_bytes": manifest.payload.size,
         "queries": built.queries,
         "seconds": {"data": s.data, "train": s.train, "write": s.write, "total": s.total},

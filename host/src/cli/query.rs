@@ -1,5 +1,9 @@
 //! `warp query`: answer one query or a file of them, as JSON.
 //!
+//! Each neighbour's `distance` is in the index's metric: squared L2 (`l2`),
+//! `1 − cos` (`cosine`, the query normalised first) or the negated inner
+//! product `−q·x` (`dot`); smaller is nearer under each.
+//!
 //! One JSON object per query on stdout (`--pretty` indents each). In a
 //! `--queries` batch a query that fails (a store, checksum or planner error)
 //! does not stop the others: its object is `{"query": i, "error": "…"}`, and
@@ -17,6 +21,7 @@ use crate::dataset::RAISE_DATA;
 use crate::error::one_line;
 use crate::error::{Error, Result};
 use crate::input::check_file;
+use crate::ivf::Metric;
 use crate::output::{Flow, Output};
 use crate::query::SearchResult;
 
@@ -45,6 +50,10 @@ pub struct QueryArgs {
     /// Planning method: warp, separate, lance_rule, object_store_rule, coalesce:GAP, coalesce:GAP:SPAN, min_w, min_b, frontier, lagrangian, exact.
     #[arg(long, alias = "policy", default_value = "warp", value_parser = parse_method)]
     pub method: Method,
+    /// The metric the index must rank by (l2, cosine, dot); refused when the index was built
+    /// with another. Default: the index's own (its manifest's `metric`).
+    #[arg(long, value_parser = Metric::parse)]
+    pub metric: Option<Metric>,
     /// Also print the probe intervals and the plan (the `warp plan` instance and plan JSON).
     #[arg(long)]
     pub explain: bool,
@@ -79,6 +88,25 @@ pub fn result_json(i: usize, r: &SearchResult, planner: &str) -> Value {
             .collect();
     }
     v
+}
+
+/// Checks `--metric` (when given) against the metric `index` ranks by.
+///
+/// # Errors
+/// [`Error::Config`] on `--metric` naming both metrics.
+pub fn check_metric(wanted: Option<Metric>, index: &crate::ivf::Index) -> Result<()> {
+    match wanted {
+        Some(w) if w != index.metric() => Err(Error::config(
+            "--metric",
+            w,
+            format!(
+                "the index at {} ranks by {} (rebuild it with --metric {w}, or drop --metric)",
+                index.location().display,
+                index.metric()
+            ),
+        )),
+        _ => Ok(()),
+    }
 }
 
 /// Parses `--vector`: comma-separated finite numbers.
@@ -144,6 +172,7 @@ pub fn execute(args: &QueryArgs) -> Result<()> {
             Ok((searcher, planner, queries, first))
         })
         .await?;
+        check_metric(args.metric, searcher.index())?;
         if let Some(s) = args.search.manifest_surrogate(searcher.index())? {
             params.surrogate = s;
         }

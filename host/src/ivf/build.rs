@@ -5,16 +5,58 @@ use object_store::{ObjectStoreExt, PutPayload};
 use rayon::prelude::*;
 
 use super::claim::{BuildLease, LeaseParams};
-use super::distance::nearest;
-use super::kmeans::{self, KMeansParams};
+use super::distance::nearest_by;
+use super::kmeans::{self, DEFAULT_MAX_POINTS_PER_CENTROID, DEFAULT_NITER, KMeansParams};
 use super::manifest::{
     FORMAT_VERSION, IndexKind, ListEntry, MANIFEST, Manifest, OBJECT_ROLES, ObjectRef,
 };
 use super::pq::ProductQuantizer;
+use super::score::Metric;
 use crate::error::{Error, Result};
 use crate::formats::{fvecs_to_bytes, ivecs_to_bytes};
 use crate::progress::Progress;
 use crate::store::StoreLocation;
+
+/// Which k-means trains the coarse quantizer.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Clustering {
+    /// Spherical for the inner-product metrics (as faiss's `IndexIVF` with
+    /// inner product) and when every base vector has unit norm
+    /// ([`is_unit_norm`]); plain otherwise. The default.
+    #[default]
+    Auto,
+    /// Plain k-means (squared L2), as faiss's `IndexIVFFlat` with L2.
+    Euclidean,
+    /// Spherical k-means ([`KMeansParams::spherical`]).
+    Spherical,
+}
+
+impl Clustering {
+    /// The name used by `--clustering` and the build summary.
+    pub fn name(self) -> &'static str {
+        match self {
+            Self::Auto => "auto",
+            Self::Euclidean => "euclidean",
+            Self::Spherical => "spherical",
+        }
+    }
+
+    /// Parses `auto`, `euclidean` or `spherical`.
+    ///
+    /// # Errors
+    /// A one-line message naming the accepted values.
+    pub fn parse(s: &str) -> std::result::Result<Self, String> {
+        match s.trim() {
+            "auto" => Ok(Self::Auto),
+            "euclidean" => Ok(Self::Euclidean),
+            "spherical" => Ok(Self::Spherical),
+            other => Err(format!(
+                "{:?} is not a clustering (auto, euclidean, spherical)",
+                crate::error::bound(other, 40)
+            )),
+        }
+    }
+}
 
 /// How to build an IVF index (names after faiss's `IndexIVF*`).
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -24,10 +66,15 @@ pub struct IvfBuildParams {
     /// `None` for IVF-Flat, `Some(m)` for IVF-PQ with `m` 8-bit
     /// sub-quantizers. Default `None`.
     pub pq_m: Option<usize>,
-    /// k-means iterations. Default 10.
+    /// k-means iterations. Default [`DEFAULT_NITER`] (10, faiss's).
     pub niter: usize,
-    /// Training sample per centroid. Default 64.
+    /// Training sample per centroid. Default
+    /// [`DEFAULT_MAX_POINTS_PER_CENTROID`] (256, faiss's).
     pub max_points_per_centroid: usize,
+    /// Plain or spherical k-means. Default [`Clustering::Auto`].
+    pub clustering: Clustering,
+    /// The metric the index ranks by. Default [`Metric::L2`].
+    pub metric: Metric,
     /// Seed of every random choice. Default 42.
     pub seed: u64,
 }
@@ -37,11 +84,51 @@ impl Default for IvfBuildParams {
         Self {
             nlist: 1024,
             pq_m: None,
-            niter: 10,
-            max_points_per_centroid: 64,
+            niter: DEFAULT_NITER,
+            max_points_per_centroid: DEFAULT_MAX_POINTS_PER_CENTROID,
+            clustering: Clustering::Auto,
+            metric: Metric::L2,
             seed: 42,
         }
     }
+}
+
+/// Largest deviation of `‖x‖²` from 1 for which [`is_unit_norm`] counts a
+/// vector as unit-norm: `2·10⁻³` (a norm within about `10⁻³` of 1; `f32`
+/// normalised embeddings are within `10⁻⁶`).
+pub const UNIT_NORM_TOLERANCE: f64 = 2e-3;
+
+/// Prepares vectors for `metric` in place: under cosine every row of
+/// `data` is divided by its L2 norm (taken in `f64`); under `l2` and `dot`
+/// nothing changes. `what` names the vectors in errors (`base`, `query`).
+///
+/// # Errors
+/// [`Error::Input`] for an all-zero row under cosine, naming it. `O(n·d)`.
+pub fn prepare_vectors(metric: Metric, data: &mut [f32], dim: usize, what: &str) -> Result<()> {
+    if !metric.normalizes() {
+        return Ok(());
+    }
+    if let Some(row) = data
+        .chunks_exact(dim.max(1))
+        .position(|r| r.iter().all(|&x| x == 0.0))
+    {
+        return Err(Error::input(format!(
+            "{what} vector {row} is all zeros: metric cosine cannot normalise it (remove it or use --metric l2 or dot)"
+        )));
+    }
+    kmeans::normalize_rows(data, dim);
+    Ok(())
+}
+
+/// Whether every row of `data` has unit L2 norm: `|‖x‖² − 1| ≤`
+/// [`UNIT_NORM_TOLERANCE`], the squares summed in `f64`. Then squared L2
+/// ranks as cosine does, and spherical k-means fits the data. `O(n·d)`.
+pub fn is_unit_norm(data: &[f32], dim: usize) -> bool {
+    !data.is_empty()
+        && data.par_chunks(dim.max(1)).all(|r| {
+            let sq: f64 = r.iter().map(|&x| f64::from(x) * f64::from(x)).sum();
+            (sq - 1.0).abs() <= UNIT_NORM_TOLERANCE
+        })
 }
 
 /// A trained index, not yet laid out.
@@ -57,6 +144,12 @@ pub struct TrainedIvf {
     pub pq: Option<ProductQuantizer>,
     /// Residual PQ codes, `n × m` (IVF-PQ).
     pub codes: Option<Vec<u8>>,
+    /// The metric the index ranks by.
+    pub metric: Metric,
+    /// Whether the coarse quantizer was trained by spherical k-means.
+    pub spherical: bool,
+    /// Rows of the k-means training sample.
+    pub train_rows: usize,
 }
 
 impl TrainedIvf {
@@ -80,12 +173,17 @@ impl TrainedIvf {
     }
 }
 
-/// Trains the coarse quantizer (and the PQ) and encodes the base.
+/// Trains the coarse quantizer (and the PQ) and encodes the base, for
+/// `params.metric`: every base vector goes to its nearest centroid under
+/// that metric (squared L2, or the largest inner product), as queries are
+/// routed. Under cosine the base must already be normalised
+/// ([`prepare_vectors`]).
 ///
 /// # Errors
 /// [`Error::Input`] for an empty base, `nlist` larger than the base, a
-/// PQ `m` that does not divide the dimension, or a value beyond
-/// [`super::distance::max_build_magnitude`].
+/// PQ `m` that does not divide the dimension, a value beyond
+/// [`super::distance::max_build_magnitude`], or a base that is not
+/// unit-norm under cosine.
 pub fn train(base: &[f32], dim: usize, params: &IvfBuildParams) -> Result<TrainedIvf> {
     if dim == 0 || base.is_empty() || !base.len().is_multiple_of(dim) {
         return Err(Error::input(format!(
@@ -98,9 +196,22 @@ pub fn train(base: &[f32], dim: usize, params: &IvfBuildParams) -> Result<Traine
     if n > u32::MAX as usize {
         return Err(Error::input(format!("{n} vectors exceed the u32 id space")));
     }
+    let metric = params.metric;
+    let unit = is_unit_norm(base, dim);
+    if metric.normalizes() && !unit {
+        return Err(Error::input(
+            "metric cosine needs unit-norm base vectors: normalise them first (ivf::build::prepare_vectors)",
+        ));
+    }
+    let spherical = match params.clustering {
+        Clustering::Auto => metric != Metric::L2 || unit,
+        Clustering::Euclidean => false,
+        Clustering::Spherical => true,
+    };
     let kp = KMeansParams {
         niter: params.niter,
         max_points_per_centroid: params.max_points_per_centroid,
+        spherical,
         ..KMeansParams::new(params.nlist, params.seed)
     };
     let centroids = kmeans::train(base, dim, &kp, "k-means")?;
@@ -108,7 +219,11 @@ pub fn train(base: &[f32], dim: usize, params: &IvfBuildParams) -> Result<Traine
     let bar = Progress::new(base.len().div_ceil(chunk) as u64, "assign");
     let mut assign = Vec::with_capacity(n);
     for part in base.chunks(chunk) {
-        assign.extend(nearest(part, &centroids, dim).into_iter().map(|(c, _)| c));
+        assign.extend(
+            nearest_by(part, &centroids, dim, metric.proximity())
+                .into_iter()
+                .map(|(c, _)| c),
+        );
         bar.inc(1);
     }
     bar.finish();
@@ -143,6 +258,9 @@ pub fn train(base: &[f32], dim: usize, params: &IvfBuildParams) -> Result<Traine
         assign,
         pq,
         codes,
+        metric,
+        spherical,
+        train_rows: kp.sample_size(n),
     })
 }
 
@@ -426,7 +544,7 @@ async fn stage(
         } else {
             IndexKind::IvfFlat
         },
-        metric: "l2".into(),
+        metric: trained.metric.name().into(),
         dim,
         n: n as u64,
         nlist,

@@ -1,6 +1,7 @@
 //! The build side's distance kernels: a squared-L2 loop the compiler
 //! vectorizes, and blocked nearest-neighbour searches on top of `sgemm`
-//! (`‖x − c‖² = ‖x‖² − 2·x·c + ‖c‖²`), all in `f32` for speed (k-means,
+//! under a [`Proximity`] (squared L2, `‖x − c‖² = ‖x‖² − 2·x·c + ‖c‖²`, or
+//! the negated inner product `−x·c`), all in `f32` for speed (k-means,
 //! assignment, PQ training, ground truth, layout samples). They are exact
 //! enough only on bounded values, so a build refuses anything beyond
 //! [`max_build_magnitude`] ([`check_build_range`]). The query path scores
@@ -104,13 +105,49 @@ fn dots(a: &[f32], b: &[f32], dim: usize, out: &mut [f32]) {
     }
 }
 
+/// How the build side compares a point with a centroid or base vector:
+/// smaller scores are nearer under both.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Proximity {
+    /// Squared Euclidean distance `‖x − c‖² = ‖x‖² − 2·x·c + ‖c‖²`
+    /// (clamped at 0).
+    L2,
+    /// Negated inner product `−x·c` (the nearest row has the largest inner
+    /// product; cosine on unit vectors, and `dot`).
+    InnerProduct,
+}
+
+impl Proximity {
+    /// The score of a row pair from its inner product `dot` and the squared
+    /// norms `xn`, `cn` of the two rows.
+    #[inline]
+    fn score(self, xn: f32, cn: f32, dot: f32) -> f32 {
+        match self {
+            Self::L2 => (xn + cn - 2.0 * dot).max(0.0),
+            Self::InnerProduct => -dot,
+        }
+    }
+}
+
 /// For every row of `points`, the index of the nearest row of `centroids`
-/// and its squared distance (ties to the lower index).
+/// under squared L2 and its squared distance (ties to the lower index):
+/// [`nearest_by`] with [`Proximity::L2`].
+pub fn nearest(points: &[f32], centroids: &[f32], dim: usize) -> Vec<(u32, f32)> {
+    nearest_by(points, centroids, dim, Proximity::L2)
+}
+
+/// For every row of `points`, the index of the nearest row of `centroids`
+/// under `how` and its score (ties to the lower index).
 ///
 /// # Complexity
 /// `O(n·C·d)` flops in `sgemm` blocks, parallel over point blocks;
 /// `O(256·2048)` floats of scratch per thread.
-pub fn nearest(points: &[f32], centroids: &[f32], dim: usize) -> Vec<(u32, f32)> {
+pub fn nearest_by(
+    points: &[f32],
+    centroids: &[f32],
+    dim: usize,
+    how: Proximity,
+) -> Vec<(u32, f32)> {
     let cn = norms(centroids, dim);
     let mut out = vec![(0u32, f32::INFINITY); points.len() / dim];
     out.par_chunks_mut(ROWS)
@@ -129,7 +166,7 @@ pub fn nearest(points: &[f32], centroids: &[f32], dim: usize) -> Vec<(u32, f32)>
                     let row = &buf[i * n..(i + 1) * n];
                     for (j, &dot) in row.iter().enumerate() {
                         let c = cb * COLS + j;
-                        let d = (pn[i] + cn[c] - 2.0 * dot).max(0.0);
+                        let d = how.score(pn[i], cn[c], dot);
                         if d < best[i].1 {
                             best[i] = (c as u32, d);
                         }
@@ -140,13 +177,25 @@ pub fn nearest(points: &[f32], centroids: &[f32], dim: usize) -> Vec<(u32, f32)>
     out
 }
 
-/// For every row of `queries`, the `k` nearest rows of `base`, ascending by
-/// `(distance, index)`: exact ground truth.
+/// For every row of `queries`, the `k` nearest rows of `base` under squared
+/// L2, ascending by `(distance, index)`: [`knn_by`] with [`Proximity::L2`].
+pub fn knn(queries: &[f32], base: &[f32], dim: usize, k: usize) -> Vec<Vec<(f32, u32)>> {
+    knn_by(queries, base, dim, k, Proximity::L2)
+}
+
+/// For every row of `queries`, the `k` nearest rows of `base` under `how`,
+/// ascending by `(score, index)`: exact ground truth (in `f32`).
 ///
 /// # Complexity
 /// `O(nq·nb·d)` flops in `sgemm` blocks plus `O(nq·nb·log k)` heap work,
 /// parallel over query blocks.
-pub fn knn(queries: &[f32], base: &[f32], dim: usize, k: usize) -> Vec<Vec<(f32, u32)>> {
+pub fn knn_by(
+    queries: &[f32],
+    base: &[f32],
+    dim: usize,
+    k: usize,
+    how: Proximity,
+) -> Vec<Vec<(f32, u32)>> {
     let bn = norms(base, dim);
     queries
         .par_chunks(64 * dim)
@@ -165,7 +214,7 @@ pub fn knn(queries: &[f32], base: &[f32], dim: usize, k: usize) -> Vec<Vec<(f32,
                 dots(block, bblock, dim, &mut buf);
                 for (i, heap) in heaps.iter_mut().enumerate() {
                     for (j, &dot) in buf[i * n..(i + 1) * n].iter().enumerate() {
-                        let d = (qn[i] + bn[bb * COLS + j] - 2.0 * dot).max(0.0);
+                        let d = how.score(qn[i], bn[bb * COLS + j], dot);
                         let id = (bb * COLS + j) as u32;
                         if heap.len() < k {
                             heap.push((OrdF32(d), id));

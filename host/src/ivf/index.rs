@@ -61,12 +61,7 @@ impl Index {
             }
         };
         let manifest = Manifest::from_bytes(&bytes)?;
-        let metric = Metric::from_name(&manifest.metric).ok_or_else(|| {
-            Error::index(format!(
-                "metric {:?} is not supported",
-                crate::error::bound(&manifest.metric, 40)
-            ))
-        })?;
+        let metric = manifest.metric()?;
         let mut index = Self {
             payload: loc.child(&manifest.payload.name),
             vectors: manifest.vectors.as_ref().map(|v| loc.child(&v.name)),
@@ -150,16 +145,27 @@ impl Index {
         }
     }
 
+    /// The metric the index ranks by (its manifest's `metric`).
+    pub fn metric(&self) -> Metric {
+        self.metric
+    }
+
     /// Query `q` (of the index's dimension) prepared for the index's metric:
     /// the scorer of routing, scans and rerank. `O(dim)`.
-    pub fn scorer(&self, q: &[f32]) -> Scorer {
+    ///
+    /// # Errors
+    /// [`Error::Input`] for an all-zero query under cosine.
+    pub fn scorer(&self, q: &[f32]) -> Result<Scorer> {
         Scorer::new(self.metric, q, &self.reach)
     }
 
     /// The `nprobe` lists nearest to `q` (ascending distance, ties to the
     /// lower list number): [`Index::route_by`] with [`Index::scorer`].
-    pub fn route(&self, q: &[f32], nprobe: usize) -> Vec<u32> {
-        self.route_by(&self.scorer(q), nprobe)
+    ///
+    /// # Errors
+    /// [`Index::scorer`]'s.
+    pub fn route(&self, q: &[f32], nprobe: usize) -> Result<Vec<u32>> {
+        Ok(self.route_by(&self.scorer(q)?, nprobe))
     }
 
     /// The `nprobe` lists whose centroids have the smallest keys under

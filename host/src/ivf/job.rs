@@ -62,18 +62,33 @@ pub struct BuildOutcome {
     pub manifest: Manifest,
     /// Queries stored with the index.
     pub queries: usize,
+    /// Whether k-means was spherical.
+    pub spherical: bool,
+    /// Rows of the k-means training sample.
+    pub train_rows: usize,
     /// Time per phase.
     pub seconds: BuildTimes,
 }
 
 impl BuildJob {
-    /// Checks everything that can be checked without the store: the data
-    /// spec against the limits ([`DatasetSpec::check`]), that `pq_m`
+    /// Checks everything that can be checked without the store: that the
+    /// data and the index have one metric, the data spec against the limits
+    /// ([`DatasetSpec::check`]), that `pq_m`
     /// divides a synthetic dimension, and the lease.
     ///
     /// # Errors
     /// [`Error::Config`] / [`Error::Input`] naming the value.
     pub fn validate(&self) -> Result<()> {
+        if self.spec.metric != self.params.metric {
+            return Err(Error::config(
+                "metric",
+                self.params.metric,
+                format!(
+                    "the data is prepared for {} but the index is trained for {}",
+                    self.spec.metric, self.params.metric
+                ),
+            ));
+        }
         self.spec.check(self.params.nlist, &self.limits)?;
         if let Some(m) = self.params.pq_m
             && self.spec.input.is_none()
@@ -132,6 +147,8 @@ impl BuildJob {
         Ok(BuildOutcome {
             manifest,
             queries: ds.queries.len() / ds.dim,
+            spherical: trained.spherical,
+            train_rows: trained.train_rows,
             seconds: BuildTimes {
                 data,
                 train: train_s,

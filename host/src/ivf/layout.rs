@@ -10,7 +10,7 @@ use planner_core::reorder::{Layout, ReorderInput, reorder};
 
 use crate::error::{Error, Result};
 use crate::ivf::TrainedIvf;
-use crate::ivf::distance::knn;
+use crate::ivf::distance::knn_by;
 
 /// Base vectors sampled (at most) as the probe log of a layout.
 pub const SAMPLE_QUERIES: usize = 2000;
@@ -61,7 +61,13 @@ fn sample_probe_log(trained: &TrainedIvf, base: &[f32]) -> (Vec<u32>, Vec<u32>) 
         .flat_map(|i| base[i * dim..(i + 1) * dim].iter().copied())
         .collect();
     let nprobe = SAMPLE_NPROBE.min(trained.nlist());
-    let near = knn(&sample, &trained.centroids, dim, nprobe);
+    let near = knn_by(
+        &sample,
+        &trained.centroids,
+        dim,
+        nprobe,
+        trained.metric.proximity(),
+    );
     let mut probes = Vec::new();
     let mut offsets = vec![0u32];
     for r in near {
@@ -82,6 +88,9 @@ mod tests {
             assign: (0..4 * nlist as u32).map(|i| i % nlist as u32).collect(),
             pq: None,
             codes: None,
+            metric: crate::ivf::score::Metric::L2,
+            spherical: false,
+            train_rows: 4 * nlist,
         }
     }
 

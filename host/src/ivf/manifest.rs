@@ -168,7 +168,10 @@ pub struct Manifest {
     pub build_id: String,
     /// The index kind.
     pub kind: IndexKind,
-    /// Distance: always `"l2"` (squared Euclidean).
+    /// The metric vectors are ranked by: `"l2"` (squared Euclidean),
+    /// `"cosine"` (the stored vectors are unit-norm; distance `1 − cos`) or
+    /// `"dot"` (inner product; distance `−q·x`). See
+    /// [`crate::ivf::score::Metric`].
     pub metric: String,
     /// Vector dimension.
     pub dim: usize,
@@ -208,6 +211,20 @@ pub struct Manifest {
 }
 
 impl Manifest {
+    /// The manifest's metric.
+    ///
+    /// # Errors
+    /// [`Error::Index`] for a name other than `l2`, `cosine` or `dot`.
+    pub fn metric(&self) -> Result<crate::ivf::score::Metric> {
+        crate::ivf::score::Metric::from_name(&self.metric).ok_or_else(|| {
+            Error::index(format!(
+                "metric {:?} is not supported (this host reads {})",
+                crate::error::bound(&self.metric, 40),
+                crate::ivf::score::METRIC_NAMES
+            ))
+        })
+    }
+
     /// Serializes with the trailing CRC line.
     pub fn to_bytes(&self) -> Vec<u8> {
         let mut body = serde_json::to_vec(self).expect("manifest serializes");
@@ -282,12 +299,7 @@ impl Manifest {
                 self.format_version
             ));
         }
-        if self.metric != "l2" {
-            return bad(format!(
-                "metric {:?} is not supported",
-                crate::error::bound(&self.metric, 40)
-            ));
-        }
+        self.metric()?;
         for r in self.objects() {
             if generation_object(&r.name) != Some(self.build_id.as_str()) {
                 return bad(format!(

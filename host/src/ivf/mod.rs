@@ -24,8 +24,12 @@ pub mod scan;
 pub mod score;
 pub mod synthetic;
 
-pub use build::{IvfBuildParams, TrainedIvf, Workload, train, write, write_claimed};
+pub use build::{
+    Clustering, IvfBuildParams, TrainedIvf, Workload, is_unit_norm, prepare_vectors, train, write,
+    write_claimed,
+};
 pub use claim::{BuildLease, LeaseParams};
 pub use index::Index;
 pub use manifest::{IndexKind, ListEntry, Manifest, ObjectRef};
 pub use pq::ProductQuantizer;
+pub use score::Metric;

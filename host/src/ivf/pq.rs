@@ -120,7 +120,7 @@ mod tests {
         let mut code = vec![0u8; 4];
         let x = &data[..dim];
         pq.encode(x, &mut code);
-        let s = Scorer::new(Metric::L2, x, &[100.0; 8]);
+        let s = Scorer::new(Metric::L2, x, &[100.0; 8]).unwrap();
         let mut table = AdcTable::default();
         s.adc_table(&pq, &[0.0; 8], &mut table);
         let d = s.distance(s.adc_key(&table, &code));

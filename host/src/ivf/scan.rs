@@ -166,7 +166,7 @@ mod tests {
         let crc = crc32c::crc32c(&rec);
         rec.extend_from_slice(&crc.to_le_bytes());
         assert!(check_record(&rec, 2).is_ok());
-        let s = Scorer::new(super::super::score::Metric::L2, &[1.0, 0.0], &[10.0; 2]);
+        let s = Scorer::new(super::super::score::Metric::L2, &[1.0, 0.0], &[10.0; 2]).unwrap();
         assert_eq!(s.distance(record_key(&s, &rec, 2)), 4.0);
         rec[0] ^= 1;
         assert!(check_record(&rec, 2).is_err());

@@ -169,7 +169,7 @@ impl Searcher {
             explain: Vec::new(),
         };
         // One prepared query scores everything: routing, scans, rerank.
-        let scorer = self.index.scorer(q);
+        let scorer = self.index.scorer(q)?;
         // Route, then take what the cache has.
         let probes = self.index.route_by(&scorer, params.nprobe);
         out.stats.probes = probes.len();

@@ -1,5 +1,6 @@
-//! The `f64` loop every query-path distance runs: `Σ_i (x_i − r_i)²` for an
-//! `f32` vector `x` and an `f64` reference `r`.
+//! The `f64` loops every query-path score runs: `Σ_i (x_i − r_i)²` (squared
+//! L2) and `Σ_i x_i·r_i` (inner product) for an `f32` vector `x` and an
+//! `f64` reference `r`.
 //!
 //! Bit-identical on every machine: each lane adds its terms in index order,
 //! the tail goes to lanes `0, 1, …` in order, the lanes are reduced by one
@@ -61,6 +62,52 @@ pub(super) fn sq_dist_portable(x: &[f32], r: &[f64]) -> f64 {
     ((acc[0] + acc[1]) + (acc[2] + acc[3])) + ((acc[4] + acc[5]) + (acc[6] + acc[7]))
 }
 
+/// `Σ_i x_i·r_i` in `f64`, `x_i` widened exactly.
+///
+/// # Accuracy
+/// Each product is rounded once, each lane sum in index order, the lanes by
+/// one fixed tree: the result is within `γ_{⌈n/8⌉+4}·Σ_i |x_i·r_i|` of the
+/// exact sum (`γ_k = k·u/(1 − k·u)`, `u = 2⁻⁵³`). Finite for finite `f32`
+/// `x` and `|r_i| ≤ f32::MAX` (`n·f32::MAX² < f64::MAX` for `n < 2⁹⁰`).
+/// The same bits on every machine, as [`sq_dist`].
+///
+/// # Complexity
+/// `O(n)`, `n = x.len()` (`r.len()` must be the same).
+#[inline]
+pub fn dot(x: &[f32], r: &[f64]) -> f64 {
+    debug_assert_eq!(x.len(), r.len());
+    #[cfg(target_arch = "x86_64")]
+    if std::arch::is_x86_feature_detected!("avx") {
+        // SAFETY: the CPU supports AVX (checked just above).
+        return unsafe { dot_avx(x, r) };
+    }
+    dot_portable(x, r)
+}
+
+/// [`dot_portable`] compiled for AVX.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx")]
+fn dot_avx(x: &[f32], r: &[f64]) -> f64 {
+    dot_portable(x, r)
+}
+
+/// The loop of [`dot`] for the baseline target.
+#[inline(always)]
+pub(super) fn dot_portable(x: &[f32], r: &[f64]) -> f64 {
+    let mut acc = [0f64; LANES];
+    let (cx, cr) = (x.chunks_exact(LANES), r.chunks_exact(LANES));
+    let (tx, tr) = (cx.remainder(), cr.remainder());
+    for (a, b) in cx.zip(cr) {
+        for l in 0..LANES {
+            acc[l] += f64::from(a[l]) * b[l];
+        }
+    }
+    for (l, (a, b)) in tx.iter().zip(tr).enumerate() {
+        acc[l] += f64::from(*a) * b;
+    }
+    ((acc[0] + acc[1]) + (acc[2] + acc[3])) + ((acc[4] + acc[5]) + (acc[6] + acc[7]))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -100,6 +147,18 @@ mod tests {
             assert_eq!(a.to_bits(), b.to_bits(), "n = {n}");
             assert!(a.is_finite() && a >= 0.0, "n = {n}: {a}");
         }
+    }
+
+    #[test]
+    fn dot_paths_give_the_same_bits_and_finite_sums() {
+        for n in [0, 1, 7, 8, 9, 16, 31, 128, 129] {
+            let x = edgy(n, 3);
+            let r: Vec<f64> = edgy(n, 4).into_iter().map(f64::from).collect();
+            let a = dot(&x, &r);
+            assert_eq!(a.to_bits(), dot_portable(&x, &r).to_bits(), "n = {n}");
+            assert!(a.is_finite(), "n = {n}: {a}");
+        }
+        assert_eq!(dot(&[1.0, 2.0, 3.0], &[4.0, -5.0, 6.0]), 12.0);
     }
 
     #[test]

@@ -51,9 +51,13 @@ pub struct L2Query {
     c: f64,
 }
 
-/// An ADC table of one list for one [`L2Query`] (see [`L2Query::adc_table`]).
+/// An ADC table of one list for one query: for squared L2 the whole table
+/// ([`L2Query::adc_table`]); for the inner-product metrics only the list's
+/// constant ([`super::IpQuery::adc_table`], whose table is the query's).
 #[derive(Debug, Clone, Default)]
 pub struct AdcTable {
+    /// The list's constant term (inner-product metrics: `−q'·c_l`).
+    constant: f64,
     /// `near[j·256 + c] = Σ_{i ∈ sub j} (y_i − r_i)²` for `y = c_l + codeword_{j,c}`.
     near: Vec<f64>,
     /// Per far coordinate `f`, its sub-quantizer `j`.
@@ -61,6 +65,18 @@ pub struct AdcTable {
     /// `far[f·256 + c] = −2q_i · fl(c_{l,i} + codeword_{j,c,i})` for the
     /// far coordinate `i` of `f`.
     far: Vec<f64>,
+}
+
+impl AdcTable {
+    /// Sets the list's constant term.
+    pub(super) fn set_constant(&mut self, c: f64) {
+        self.constant = c;
+    }
+
+    /// The list's constant term.
+    pub(super) fn constant(&self) -> f64 {
+        self.constant
+    }
 }
 
 impl L2Query {
