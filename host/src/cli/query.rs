@@ -18,7 +18,6 @@ use crate::error::one_line;
 use crate::error::{Error, Result};
 use crate::input::check_file;
 use crate::output::{Flow, Output};
-use crate::query::SearchResult;
 
 use super::search_opts::SearchOpts;
 use crate::query::Searcher;

@@ -221,7 +221,8 @@ pub fn execute(args: &ServeArgs) -> Result<()> {
     let mut out = Output::stdout(args.output.pretty)?;
     runtime()?.block_on(async {
         let server = Server::start(cfg).await?;
-        out.json(&json!({
+        // A closed stdout (Flow::Stop) does not stop the server.
+        let _ = out.json(&json!({
             "listening": server.local_addr().to_string(),
             "generation": server.generation().build_id(),
         }))?;

@@ -4,7 +4,7 @@ use bytes::Bytes;
 use object_store::ObjectStoreExt;
 use object_store::path::Path;
 
-use super::manifest::{MANIFEST, Manifest, ObjectRef};
+use super::manifest::{Manifest, ObjectRef};
 use super::pq::ProductQuantizer;
 use super::scan::f32s;
 use super::score::{Key, Metric, Scorer};

@@ -18,6 +18,7 @@ use std::sync::Arc;
 use std::time::{Duration, SystemTime};
 
 use arc_swap::ArcSwap;
+use object_store::ObjectStoreExt;
 use planner_core::Surrogate;
 use serde_json::{Value, json};
 use tokio::sync::watch as signal;
