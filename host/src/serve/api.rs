@@ -283,7 +283,7 @@ mod tests {
             "deadline_ms"
         );
         assert_eq!(field_of(r#"{"vector": [1, 2, "x"]}"#), "vector[2]");
-        assert_eq!(field_of(r#"{"vector": [1, 2, 3], "colour": 1}"#), "body");
+        assert_eq!(field_of(r#"{"vector": [1, 2, 3], "colour": 1}"#), "colour");
         assert_eq!(field_of(r#"{}"#), "vector");
         assert_eq!(field_of(r#"not json"#), "body");
         let many = format!(r#"{{"vectors": [{}]}}"#, vec!["[1, 2, 3]"; 65].join(","));
