@@ -59,10 +59,10 @@ PY
 nq=$(wc -l <"$work/bodies.jsonl")
 common=(--url "$index" --simulate s3 --native --nprobe "$nprobe" --io-slots 64)
 
-start_server() { # max_in_flight max_queue [extra flags]
-  local inflight="$1" queue="$2"; shift 2
+start_server() { # max_in_flight max_queue queue_wait_ms [extra flags]
+  local inflight="$1" queue="$2" wait_ms="$3"; shift 3
   "$warp" serve "${common[@]}" --cache-mib 0 --bind 127.0.0.1:0 --log warn \
-    --max-in-flight "$inflight" --max-queue "$queue" --queue-wait-ms 30000 "$@" \
+    --max-in-flight "$inflight" --max-queue "$queue" --queue-wait-ms "$wait_ms" "$@" \
     >"$work/serve.out" 2>"$work/serve.err" &
   server_pid=$!
   for _ in $(seq 1 600); do
@@ -83,7 +83,7 @@ run_wrk() { # connections seconds
 extra=()
 [ -z "$fixed_p" ] || extra=(--parallelism "$fixed_p")
 for q in ${conc//,/ }; do
-  start_server "$q" 1024 "${extra[@]}"
+  start_server "$q" 1024 30000 "${extra[@]}"
   run_wrk "$q" 5 >/dev/null # warm-up: the load estimate sees the link
   row=$(run_wrk "$q" "$duration")
   stop_server
@@ -93,16 +93,23 @@ for q in ${conc//,/ }; do
   measured=$(python3 -c 'import json,sys; print(max(200, min(100000, json.loads(sys.argv[1])["requests"])))' "$row")
   "$warp" bench "${common[@]}" --policies warp --concurrency "$q" --queries "$measured" --warmup 200 --json \
     | python3 -c 'import json,sys
-for line in sys.stdin:
-    r = json.loads(line)
+text = sys.stdin.read()
+try:
+    docs = [json.loads(text)]
+except ValueError:
+    docs = [json.loads(l) for l in text.splitlines() if l.strip()]
+rows = []
+for d in docs:
+    rows += d if isinstance(d, list) else d.get("rows", [d])
+for r in rows:
     if r.get("policy") == "warp":
-        print(json.dumps({"side": "in_process", "Q": r.get("q", r.get("concurrency")), "qps": r["qps"], "p50_ms": r.get("p50_ms"), "p95_ms": r.get("p95_ms"), "p99_ms": r.get("p99_ms"), "requests": r.get("queries")}))' >>"$out"
+        print(json.dumps({"side": "in_process", "Q": r.get("concurrency"), "qps": r["qps"], "p50_ms": r.get("p50_ms"), "p95_ms": r.get("p95_ms"), "p99_ms": r.get("p99_ms"), "requests": r.get("queries")}))' >>"$out"
 done
 
 if [ -n "$overload" ]; then
   for q in ${conc//,/ }; do
     cap=$(( q / 4 > 0 ? q / 4 : 1 ))
-    start_server "$cap" "$cap" --queue-wait-ms 200
+    start_server "$cap" "$cap" 200
     run_wrk "$cap" 5 >/dev/null
     at_cap=$(run_wrk "$cap" "$duration")
     over=$(run_wrk "$q" "$duration")
