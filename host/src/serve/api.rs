@@ -1,5 +1,5 @@
 //! The JSON of `POST /v1/search`: the request, its bounds, and errors that
-//! name the field (`docs/openapi.json` is the contract; ARCHITECTURE §10).
+//! name the field (`host/src/serve/openapi.json` is the contract; ARCHITECTURE §10).
 
 use std::time::Duration;
 
