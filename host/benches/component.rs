@@ -8,6 +8,7 @@
 //! query path's `NativeBackend` (reserve + plan under the `PlanLimits` deadline).
 
 use criterion::{BenchmarkId, Criterion, criterion_group, criterion_main};
+use planner_core::reorder::SplitMix64;
 use planner_core::{Capacity, Interval, Method, PlanRequest, Planner, Surrogate};
 use warp_host::component::PlannerComponent;
 use warp_host::limits::PlanLimits;
@@ -16,24 +17,15 @@ use warp_host::query::{NativeBackend, PlanBackend};
 /// Fixed seed of the interval generator.
 const SEED: u64 = 0x5EED_BE7C;
 
-/// SplitMix64 step.
-fn next(state: &mut u64) -> u64 {
-    *state = state.wrapping_add(0x9E37_79B9_7F4A_7C15);
-    let mut z = *state;
-    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-    z ^ (z >> 31)
-}
-
 /// `n` probed clusters out of `16·n`, payloads of 64–448 KiB laid out back to
 /// back (an IVF index's cluster payload file), sorted by offset.
 fn ivf_intervals(n: usize) -> Vec<Interval> {
-    let mut s = SEED ^ n as u64;
+    let mut s = SplitMix64::new(SEED ^ n as u64);
     let nlist = 16 * n;
     let mut offset = 0u64;
     let layout: Vec<Interval> = (0..nlist)
         .map(|_| {
-            let len = (64 << 10) + next(&mut s) % (384 << 10);
+            let len = (64 << 10) + s.next_u64() % (384 << 10);
             let iv = Interval::new(offset, len);
             offset += len;
             iv
@@ -41,7 +33,7 @@ fn ivf_intervals(n: usize) -> Vec<Interval> {
         .collect();
     let mut probed: Vec<usize> = Vec::with_capacity(n);
     while probed.len() < n {
-        let c = (next(&mut s) % nlist as u64) as usize;
+        let c = (s.next_u64() % nlist as u64) as usize;
         if !probed.contains(&c) {
             probed.push(c);
         }

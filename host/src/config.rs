@@ -278,12 +278,11 @@ impl HostConfigBuilder {
                     .problems
                     .push(Error::config(key, value, "expected an integer >= 1")),
             },
-            "cache_bytes" => match value.parse() {
-                Ok(v) => self = self.with_cache_bytes(v),
-                Err(_) => self
-                    .problems
-                    .push(Error::config(key, value, "expected a byte count")),
-            },
+            "cache_bytes" => {
+                if let Some(v) = count(&mut self, "expected a byte count (K/M/G suffix allowed)") {
+                    self = self.with_cache_bytes(v);
+                }
+            }
             "simulate" => match value {
                 "s3" => self.simulate = Some(SimulateConfig::s3()),
                 "none" | "" => self.simulate = None,
@@ -504,6 +503,13 @@ mod tests {
         assert_eq!(c.component.cache_dir, Some(PathBuf::from("/tmp/x")));
         assert!(c.component.epoch_deadline);
         assert_eq!(c.cache_bytes, 5);
+        // One byte grammar for every byte setting: `64M` is a cache size too
+        // (it was refused there while WARP_MAX_DATA_BYTES took it).
+        let c = HostConfigBuilder::new()
+            .with_config("WARP_CACHE_BYTES", "64M")
+            .build()
+            .unwrap();
+        assert_eq!(c.cache_bytes, 64 << 20);
         let e = HostConfigBuilder::new()
             .with_config("WARP_MAX_INPUT_BYTES", "lots")
             .build()

@@ -276,20 +276,27 @@ impl DatasetSpec {
     }
 }
 
-/// `bytes` in binary units, one decimal (`1.5 GiB`).
+/// A byte count for people, in the largest binary unit it reaches (up to
+/// TiB): whole when it is an exact multiple (`4 KiB`, `64 MiB`, `1 GiB`),
+/// else to one decimal (`1.5 MiB`); below 1 KiB in bytes (`100 B`). The one
+/// byte printer of the host (the parser is [`crate::config::parse_bytes`]).
 pub fn human_bytes(bytes: u64) -> String {
-    const UNITS: [&str; 6] = ["B", "KiB", "MiB", "GiB", "TiB", "PiB"];
-    let mut v = bytes as f64;
-    let mut u = 0;
-    while v >= 1024.0 && u + 1 < UNITS.len() {
-        v /= 1024.0;
-        u += 1;
+    const UNITS: [(&str, u64); 4] = [
+        ("TiB", 1 << 40),
+        ("GiB", 1 << 30),
+        ("MiB", 1 << 20),
+        ("KiB", 1 << 10),
+    ];
+    for (name, unit) in UNITS {
+        if bytes >= unit {
+            return if bytes.is_multiple_of(unit) {
+                format!("{} {name}", bytes / unit)
+            } else {
+                format!("{:.1} {name}", bytes as f64 / unit as f64)
+            };
+        }
     }
-    if u == 0 {
-        format!("{bytes} B")
-    } else {
-        format!("{v:.1} {}", UNITS[u])
-    }
+    format!("{bytes} B")
 }
 
 #[cfg(test)]
@@ -327,7 +334,7 @@ mod tests {
             .unwrap_err()
             .to_string();
         assert!(
-            e.starts_with("--synthetic × --dim: ") && e.contains("1.0 GiB"),
+            e.starts_with("--synthetic × --dim: ") && e.contains("1 GiB"),
             "{e}"
         );
         let e = synthetic(10, 16)
@@ -336,5 +343,8 @@ mod tests {
             .to_string();
         assert!(e.starts_with("--nlist"), "{e}");
         assert_eq!(human_bytes(1536), "1.5 KiB");
+        assert_eq!(human_bytes(64 << 20), "64 MiB");
+        assert_eq!(human_bytes(100), "100 B");
+        assert_eq!(human_bytes(3 << 40), "3 TiB");
     }
 }

@@ -7,7 +7,8 @@
 //! or generates build data within [`config::Limits`], [`input`] and
 //! [`output`] read and write within bounds and fail in one line,
 //! [`vocabulary`] parses and prints method and layout names (one spelling
-//! each), [`progress`] reports long steps on stderr.
+//! each), [`progress`] reports long steps on stderr, [`serve`] is the HTTP
+//! service of `warp serve`.
 
 #![warn(missing_docs)]
 
@@ -27,5 +28,6 @@ pub mod limits;
 pub mod progress;
 pub mod query;
 pub mod search;
+pub mod serve;
 pub mod store;
 pub mod vocabulary;

@@ -144,6 +144,24 @@ async fn missing_index_is_a_clear_error() {
     assert!(e.to_string().contains("run `warp build` first"), "{e}");
 }
 
+/// Issue 18 item 7: `Index::open` read `manifest.json` whole, however large.
+/// A (sparse) 300 MiB manifest is refused from its size, before its body is
+/// read, with a line naming the bound.
+#[tokio::test]
+async fn an_oversized_manifest_is_refused_before_it_is_read() {
+    let dir = tempdir("huge-manifest");
+    std::fs::create_dir_all(&dir).unwrap();
+    let file = std::fs::File::create(dir.join(MANIFEST)).unwrap();
+    file.set_len(300 << 20).unwrap();
+    let e = Index::open(store::open(dir.to_str().unwrap()).unwrap())
+        .await
+        .unwrap_err();
+    let text = e.to_string();
+    assert!(text.contains("more than the 268435456 allowed"), "{text}");
+    assert!(matches!(e, Error::Index { .. }), "{e:?}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
 fn tempdir(name: &str) -> std::path::PathBuf {
     let d = std::env::temp_dir().join(format!("warp-host-{name}-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&d);

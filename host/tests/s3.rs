@@ -56,6 +56,11 @@ async fn s3_answers_match_file() {
     let order: Vec<u32> = (0..f.trained.nlist() as u32).rev().collect();
     let s3 = store::open(&url).unwrap();
     write(&f, &s3, &order, "reversed").await;
+    // S3 reports last-modified times in whole seconds, and gc keeps an
+    // unclaimed object that is not older than the manifest (a build may still
+    // be writing it): the rebuild's manifest must land in a later second than
+    // the first generation's objects for gc to remove them below.
+    tokio::time::sleep(Duration::from_millis(1100)).await;
     // Rebuild over the first index: the manifest switches, both generations stay.
     write(&f, &s3, &order, "reversed").await;
     let dir = std::env::temp_dir().join(format!("warp-host-s3-ref-{}", std::process::id()));

@@ -27,6 +27,21 @@ impl Parallelism {
         }
     }
 
+    /// Each call's share of `slots` concurrent requests when `calls` calls
+    /// share them: `P = max(1, slots / max(1, calls))` — the one place the
+    /// host, the planned store and the benchmarks derive `P` from I/O slots
+    /// and concurrency (ARCHITECTURE §8).
+    ///
+    /// ```
+    /// use planner_core::Parallelism;
+    /// assert_eq!(Parallelism::per_call(64, 8), 8.0);
+    /// assert_eq!(Parallelism::per_call(4, 32), 1.0);
+    /// assert_eq!(Parallelism::per_call(64, 0), 64.0);
+    /// ```
+    pub fn per_call(slots: usize, calls: usize) -> f64 {
+        (slots as f64 / calls.max(1) as f64).max(1.0)
+    }
+
     /// The JSON form: `Some(p)` or `None` for unbounded.
     pub fn as_option(self) -> Option<f64> {
         match self {

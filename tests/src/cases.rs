@@ -4,7 +4,7 @@
 
 use serde_json::{Value, json};
 
-use crate::{Case, SplitMix64};
+use crate::{Case, Draws, SplitMix64};
 
 const KIB: u64 = 1 << 10;
 const MIB: u64 = 1 << 20;

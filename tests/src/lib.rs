@@ -34,7 +34,8 @@ use std::path::{Path, PathBuf};
 use serde_json::{Map, Value};
 
 pub use cases::cases;
-pub use rng::SplitMix64;
+pub use planner_core::reorder::SplitMix64;
+pub use rng::Draws;
 
 /// One golden case: a name (the file stem) and its instance.
 #[derive(Debug, Clone, PartialEq)]

@@ -2,13 +2,13 @@
 
 use planner_core::json::Instance;
 use planner_core::{
-    Capacity, FrontierPoint, Method, Plan, PlanError, Planner, Pricing, Resource, Surrogate,
+    Capacity, FrontierPoint, Method, Plan, PlanError, Planner, Resource, Surrogate,
 };
 use serde_json::json;
 use wasm_bindgen::prelude::*;
 
 use crate::input::{parse_instance, parse_settings};
-use crate::output::{plan_value, point_value, settings_value, strip};
+use crate::output::{plan_value, point_value, settings_value, strip, summary_value};
 use crate::{MAX_DP_TABLE_BYTES, MAX_INTERVALS};
 
 /// The explorer's state: the loaded intervals, a planner sized for them and a
@@ -182,24 +182,52 @@ impl Explorer {
     }
 
     /// The plan's figures only (`requests`, `bytes` as a string, `w_ms`,
-    /// `b_ms`, `t_ms`, `lower_bound_ms`, `dollars`): the baselines' points.
+    /// `b_ms`, `t_ms`, `lower_bound_ms`, `dollars`).
     ///
     /// # Errors
     /// As [`Explorer::plan`].
     pub fn summary(&mut self, settings: &str) -> Result<String, PlanError> {
-        self.with_plan(settings, |plan| {
-            let s = &plan.summary;
-            json!({
-                "requests": s.requests,
-                "bytes": s.bytes.to_string(),
-                "w_ms": s.w_ms,
-                "b_ms": s.b_ms,
-                "t_ms": s.t_ms,
-                "lower_bound_ms": s.lower_bound_ms,
-                "dollars": Pricing::default().dollars(s.requests, s.bytes),
-            })
-            .to_string()
-        })
+        self.with_plan(settings, |plan| summary_value(&plan.summary).to_string())
+    }
+
+    /// A baseline beside warp at the same number of GETs: the baseline's
+    /// figures (as [`Explorer::summary`]) and, under `"warp"`, warp's plan of
+    /// the same intervals with the same `P`, surrogate and `ε` at
+    /// `K_max = r`, the baseline's request count (`"k_max"`, then the same
+    /// figures). A baseline ignores `K_max`, so set beside a `K_max`-bound
+    /// plan it is no fair reading; this pair answers "at equal GETs, who
+    /// wins?".
+    ///
+    /// # Math
+    /// The baseline's plan is one of the plans with at most `r` requests, so
+    /// warp's plan at `K_max = r` has at most `r` requests and
+    /// `T_P ≤ (1 + ε)·OPT_r ≤ (1 + ε)·T_P(baseline)`, `OPT_r` the least `T_P`
+    /// over plans with at most `r` requests (warp's guarantee, ARCHITECTURE
+    /// §3). (`r = 0`, no intervals, plans at `K_max = 1`.)
+    ///
+    /// # Complexity
+    /// The baseline's method (`O(n)` for the fixed rules) plus one `warp`
+    /// plan at `K_max = min(r, n)`.
+    ///
+    /// # Errors
+    /// As [`Explorer::plan`], for either plan.
+    pub fn versus_warp(&mut self, baseline_settings: &str) -> Result<String, PlanError> {
+        let s = self.settings(baseline_settings)?;
+        let baseline = self.with_plan(baseline_settings, |plan| plan.summary)?;
+        let k_max = baseline.requests.max(1);
+        self.grow_planner(k_max)?;
+        let req = planner_core::PlanRequest {
+            intervals: &self.instance.intervals,
+            k_max,
+            method: Method::Warp,
+            ..s.request()
+        };
+        let warp = self.planner.plan(&req)?.summary;
+        let mut out = summary_value(&baseline);
+        let mut at_equal = summary_value(&warp);
+        at_equal["k_max"] = json!(k_max);
+        out["warp"] = at_equal;
+        Ok(out.to_string())
     }
 
     /// The `(B, W)` Pareto frontier of plans with at most `K_max` requests

@@ -39,6 +39,12 @@ impl Explorer {
         self.summary(settings).map_err(js_error)
     }
 
+    /// See [`Explorer::versus_warp`].
+    #[wasm_bindgen(js_name = versusWarp)]
+    pub fn js_versus_warp(&mut self, baseline_settings: &str) -> Result<String, JsError> {
+        self.versus_warp(baseline_settings).map_err(js_error)
+    }
+
     /// See [`Explorer::frontier`].
     #[wasm_bindgen(js_name = frontier)]
     pub fn js_frontier(

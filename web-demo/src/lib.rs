@@ -22,6 +22,10 @@
 //!   turns back into the identical double), plus its price
 //!   ([`Pricing::default`](planner_core::Pricing::default)).
 //! - [`Explorer::frontier`] returns the vertices of [`Planner::frontier`](planner_core::Planner::frontier).
+//! - [`Explorer::versus_warp`] returns a baseline's figures beside warp's plan
+//!   at the baseline's own request count (`K_max = r`): the baselines ignore
+//!   `K_max`, so this pair is the fair reading of each ("at equal GETs, who
+//!   wins?").
 //!
 //! Errors are [`PlanError`](planner_core::PlanError)s whose `Display` is the CLI's one line; the
 //! `wasm_bindgen` methods throw them as JavaScript `Error`s.

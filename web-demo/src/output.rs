@@ -3,7 +3,7 @@
 //! round-trip form.
 
 use planner_core::json::{Instance, PlanJson};
-use planner_core::{FrontierPoint, Method, Plan, Pricing, Surrogate};
+use planner_core::{FrontierPoint, Method, Plan, PlanSummary, Pricing, Surrogate};
 use serde_json::{Value, json};
 
 /// The settings of an instance as a JSON object for the page's controls:
@@ -58,6 +58,21 @@ pub(crate) fn plan_value(plan: &Plan<'_>, first_offset: u64) -> Value {
         "dollars": Pricing::default().dollars(s.requests, s.bytes),
         "max_len": plan.requests.iter().map(|r| r.len).max().unwrap_or(0).to_string(),
         "plan_json": PlanJson::from(plan).to_json(),
+    })
+}
+
+/// A plan's figures: `requests`, `bytes` (a string), `w_ms`, `b_ms`,
+/// `t_ms`, `lower_bound_ms` (or `null`) and `dollars`
+/// ([`Pricing::default`]).
+pub(crate) fn summary_value(s: &PlanSummary) -> Value {
+    json!({
+        "requests": s.requests,
+        "bytes": s.bytes.to_string(),
+        "w_ms": s.w_ms,
+        "b_ms": s.b_ms,
+        "t_ms": s.t_ms,
+        "lower_bound_ms": s.lower_bound_ms,
+        "dollars": Pricing::default().dollars(s.requests, s.bytes),
     })
 }
 

@@ -259,3 +259,86 @@ fn every_reorder_vector_through_the_browser_entry() {
             .contains("input.centroids")
     );
 }
+
+#[test]
+fn every_baseline_is_met_by_warp_at_its_own_request_count() {
+    // IVF-like clumps: neighbours 0–3 payloads apart, clumps 8–40 MiB apart,
+    // so the rules' gap thresholds (64 KiB, 1 MiB, 256 KiB) each merge a
+    // different share and their request counts differ.
+    let mut iv = Vec::new();
+    let mut at = 0u64;
+    for i in 0..120u64 {
+        let len = (64 << 10) + (i * 7919 % 13) * (40 << 10);
+        iv.push((at, len));
+        at += len + (i * 31 % 4) * (96 << 10) + if i % 9 == 8 { (8 + i % 33) << 20 } else { 0 };
+    }
+    let mut ex = Explorer::new();
+    ex.load(&instance(&iv, "")).unwrap();
+    let methods = [
+        r#""separate""#,
+        r#""lance_rule""#,
+        r#""object_store_rule""#,
+        r#"{"coalesce": {"max_gap": 262144, "max_span": null}}"#,
+    ];
+    let mut counts = Vec::new();
+    for p in ["1.0", "4.0", "null"] {
+        for m in methods {
+            // The page's K_max (here 2) is not the baseline's: it ignores it.
+            let settings = S
+                .replace("\"warp\"", m)
+                .replace("\"parallelism\": 4.0", &format!("\"parallelism\": {p}"));
+            let v: Value = serde_json::from_str(&ex.versus_warp(&settings).unwrap()).unwrap();
+            let base: Value = serde_json::from_str(&ex.summary(&settings).unwrap()).unwrap();
+            let r = base["requests"].as_u64().unwrap();
+            // The baseline's own figures are those of its summary.
+            for k in ["requests", "bytes", "w_ms", "b_ms", "t_ms", "dollars"] {
+                assert_eq!(v[k], base[k], "{m} P={p}: {k}");
+            }
+            let warp = &v["warp"];
+            assert_eq!(warp["k_max"], r, "{m} P={p}");
+            assert!(warp["requests"].as_u64().unwrap() <= r, "{m} P={p}: {v}");
+            let (tw, tb) = (warp["t_ms"].as_f64().unwrap(), v["t_ms"].as_f64().unwrap());
+            assert!(tw <= 1.01 * tb, "{m} P={p}: warp {tw} > (1 + ε)·{tb}");
+            // It is exactly warp's plan at K_max = r, as the controls would show it.
+            let same = settings
+                .replace(m, "\"warp\"")
+                .replace("\"k_max\": 2", &format!("\"k_max\": {r}"));
+            let direct: Value = serde_json::from_str(&ex.summary(&same).unwrap()).unwrap();
+            for k in [
+                "requests",
+                "bytes",
+                "w_ms",
+                "b_ms",
+                "t_ms",
+                "lower_bound_ms",
+            ] {
+                assert_eq!(warp[k], direct[k], "{m} P={p}: warp {k}");
+            }
+            counts.push(r);
+        }
+    }
+    counts.sort_unstable();
+    counts.dedup();
+    assert!(
+        counts.len() >= 3,
+        "the baselines' request counts barely differ: {counts:?}"
+    );
+    // No intervals: no requests, and warp is asked for K_max = 1.
+    let mut empty = Explorer::new();
+    empty.load(&instance(&[], "")).unwrap();
+    let v: Value = serde_json::from_str(
+        &empty
+            .versus_warp(&S.replace("\"warp\"", "\"separate\""))
+            .unwrap(),
+    )
+    .unwrap();
+    assert_eq!(
+        (v["requests"].as_u64(), v["warp"]["k_max"].as_u64()),
+        (Some(0), Some(1))
+    );
+    // A bad setting is named, as for a plan.
+    let e = ex
+        .versus_warp(&S.replace("\"k_max\": 2", "\"k_max\": 0"))
+        .unwrap_err();
+    assert!(e.to_string().contains("k_max"), "{e}");
+}

@@ -47,7 +47,7 @@ test('a free point keeps its label on its right, vertically centred', () => {
 test('labels of one spot (the tiny instance: every baseline at one point) never overlap', () => {
   // Four labels at the same point, and at each corner of the plot.
   for (const [x, y] of [[300, 200], [BOUNDS.x0, BOUNDS.y0], [BOUNDS.x1, BOUNDS.y1], [BOUNDS.x0, BOUNDS.y1], [BOUNDS.x1, BOUNDS.y0]]) {
-    const items = ['separate', 'lance', 'object_store', 'coalesce (outside)']
+    const items = ['separate', 'lance_rule', 'object_store_rule', 'coalesce (outside)']
       .map((t) => ({ x, y, width: 6.5 * t.length, height: 14 }));
     const obstacles = [marker({ x, y })];
     const boxes = placeLabels(items, obstacles, BOUNDS);

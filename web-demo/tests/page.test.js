@@ -448,7 +448,7 @@ test('baseline labels never overlap, on the README\'s 3-interval instance', { ti
     };
   });
   const names = drawn.labels.map((l) => l.text).join(', ');
-  for (const b of ['separate', 'lance', 'object_store', 'coalesce']) assert.ok(names.includes(b), `${b} in ${names}`);
+  for (const b of ['separate', 'lance_rule', 'object_store_rule', 'coalesce']) assert.ok(names.includes(b), `${b} in ${names}`);
   const meets = (a, b) => a.x0 < b.x1 && b.x0 < a.x1 && a.y0 < b.y1 && b.y0 < a.y1;
   drawn.labels.forEach((l, i) => {
     const p = drawn.plot;
@@ -459,6 +459,33 @@ test('baseline labels never overlap, on the README\'s 3-interval instance', { ti
   if (process.env.KEEP_SCREENSHOTS) {
     const chart = await page.locator('#chart').boundingBox();
     await page.screenshot({ path: join(process.env.KEEP_SCREENSHOTS, 'tiny-instance.png'), clip: chart });
+  }
+});
+
+test('each baseline sits beside warp at its own request count', { timeout: 60_000 }, async () => {
+  // A baseline ignores K_max; the table answers "at equal GETs, who wins?"
+  // with warp's plan at K_max = the baseline's request count.
+  const v = planVectors.find((x) => x.file === 'ivf_n256.json');
+  await paste(v.text);
+  await settle(() => page.selectOption('#method', 'warp'));
+  const eps = v.doc.instance.epsilon ?? 0.01;
+  const rows = await page.evaluate(() => [...document.querySelectorAll('#baseline-rows tr')]
+    .map((r) => ({ ...r.dataset, ratio: r.lastElementChild.textContent })));
+  assert.deepEqual(rows.map((r) => r.method).slice(0, 3), ['separate', 'lance_rule', 'object_store_rule']);
+  assert.match(rows[3].method, /^coalesce gap=/);
+  for (const r of rows) {
+    assert.equal(Number(r.warpKMax), Number(r.requests), `${r.method}: K_max = its requests`);
+    assert.ok(Number(r.warpRequests) <= Number(r.requests), `${r.method}: ${r.warpRequests} requests`);
+    assert.ok(Number(r.warpT) <= (1 + eps) * Number(r.t), `${r.method}: warp ${r.warpT} > (1 + ε)·${r.t}`);
+    assert.equal(r.ratio, `${(Number(r.t) / Number(r.warpT)).toFixed(3)}×`, `${r.method}: ratio`);
+  }
+  // The row's warp plan is the plan the controls show at that K_max, bit for bit.
+  for (const r of [rows[1], rows[2]]) {
+    await settle(() => page.fill('#k-max', r.requests));
+    const shown = await displayed();
+    assert.equal(shown.error, null);
+    assert.ok(Object.is(Number(shown.t_ms), Number(r.warpT)), `${r.method}: ${shown.t_ms} != ${r.warpT}`);
+    assert.equal(Number(shown.requests), Number(r.warpRequests), `${r.method}: requests`);
   }
 });
 

@@ -475,10 +475,19 @@ function renderFrontier(frontier, plan) {
     `<td>${p.bytes}</td><td>${p.cap}</td><td>${p.exact ? 'exact' : 'Lagrangian'}</td></tr>`).join('');
 }
 
+/** One row per baseline: its figures, then warp's plan at K_max = the
+ * baseline's request count (Explorer.versusWarp) and the ratio of their T_P,
+ * so the table answers "at equal GETs, who wins?". */
 function renderBaselines(baselines) {
-  $('baseline-rows').innerHTML = baselines.map((b) =>
-    `<tr><td>${b.label}</td><td>${b.requests}</td><td>${b.w_ms.toFixed(2)}</td>` +
-    `<td>${b.b_ms.toFixed(2)}</td><td>${b.t_ms.toFixed(2)}</td></tr>`).join('');
+  $('baseline-rows').innerHTML = baselines.map((b) => {
+    const ratio = b.warp.t_ms > 0 ? b.t_ms / b.warp.t_ms : 1;
+    return `<tr data-method="${b.label}" data-requests="${b.requests}" data-t="${b.t_ms}" ` +
+      `data-warp-k-max="${b.warp.k_max}" data-warp-requests="${b.warp.requests}" data-warp-t="${b.warp.t_ms}">` +
+      `<td>${b.label}</td><td>${b.requests}</td><td>${b.w_ms.toFixed(2)}</td>` +
+      `<td>${b.b_ms.toFixed(2)}</td><td>${b.t_ms.toFixed(2)}</td>` +
+      `<td>${b.warp.requests}</td><td>${b.warp.t_ms.toFixed(2)}</td>` +
+      `<td class="${ratio > 1 ? 'warp-wins' : 'tie'}">${ratio.toFixed(3)}×</td></tr>`;
+  }).join('');
 }
 
 function renderGroups(plan) {
@@ -607,7 +616,7 @@ function drawChart(frontier, plan, baselines) {
   out.push('</g></svg>');
   hoverPoints = pts.map((q) => ({ x: sx(q.x), y: sy(q.y), p: q.p }));
   // Baselines: squares, clamped to the border (dashed) when outside the view.
-  // Baselines drawn at the same spot share one label ("lance, object_store");
+  // Baselines drawn at the same spot share one label ("lance_rule, object_store_rule");
   // labels are placed so that none overlaps another, a square or the plan's
   // ring (labels.js), with a leader line when crowded points push one away.
   const px = sx(plan.b_ms);
@@ -645,7 +654,7 @@ function drawChart(frontier, plan, baselines) {
   $('chart-caption').textContent =
     `${pts.length} Pareto vertices (dots; hollow = Lagrangian, not proven W-optimal for its cap), ` +
     `their lower convex hull (line), the plan (ring) and its T_P iso-line for P = ${pLabel} ` +
-    `(dashed: W/P + (1 − 1/P)·B = ${tStar.toFixed(3)} ms); squares: baselines (they ignore K_max).`;
+    `(dashed: W/P + (1 − 1/P)·B = ${tStar.toFixed(3)} ms); squares: baselines (they ignore K_max; the table sets each beside warp at its own request count).`;
 }
 
 /** Chart coordinates of the drawn vertices, for the hover read-out. */

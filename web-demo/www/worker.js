@@ -16,8 +16,9 @@ let frontier = { key: null, data: null, ms: 0, exact: false, runs: 0 };
 
 /**
  * Plans, computes the frontier unless the cached one fits, and plans the
- * baselines. `auto` evaluation: exact DP per vertex while the cost estimate
- * (n·K convex, n²·K/32 non-convex) is at most `budget`, else Lagrangian.
+ * baselines, each beside warp at the baseline's request count. `auto`
+ * evaluation: exact DP per vertex while the cost estimate (n·K convex,
+ * n²·K/32 non-convex) is at most `budget`, else Lagrangian.
  */
 function compute(explorer, req) {
   const t0 = performance.now();
@@ -33,7 +34,8 @@ function compute(explorer, req) {
     frontier = { key, data, ms: performance.now() - tf, exact, runs: frontier.runs + 1 };
   }
   const tb = performance.now();
-  const baselines = req.baselines.map(([label, settings]) => ({ label, ...JSON.parse(explorer.summary(settings)) }));
+  // Each baseline with warp's plan at its request count beside it (`warp`).
+  const baselines = req.baselines.map(([label, settings]) => ({ label, ...JSON.parse(explorer.versusWarp(settings)) }));
   const td = performance.now();
   return {
     plan,

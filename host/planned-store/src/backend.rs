@@ -34,7 +34,9 @@ pub enum BackendError {
 impl fmt::Display for BackendError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            Self::Refused(_) => f.write_str("the planner refused the request"),
+            // Transparent: the planner's own one-line refusal, the same from
+            // every backend (the golden vectors' `error`).
+            Self::Refused(e) => e.fmt(f),
             Self::Failed { backend, reason } => write!(f, "the {backend} planner failed: {reason}"),
         }
     }
@@ -43,8 +45,8 @@ impl fmt::Display for BackendError {
 impl std::error::Error for BackendError {
     fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
         match self {
-            Self::Refused(e) => Some(e),
-            Self::Failed { .. } => None,
+            // `Refused` displays its PlanError itself (which has no cause).
+            Self::Refused(_) | Self::Failed { .. } => None,
         }
     }
 }

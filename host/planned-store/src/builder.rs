@@ -5,7 +5,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use object_store::ObjectStore;
-use planner_core::{Method, Surrogate};
+use planner_core::{Method, Parallelism, Surrogate};
 use tokio::sync::Semaphore;
 
 use crate::PlannedStore;
@@ -202,7 +202,7 @@ impl<S: ObjectStore + ?Sized> PlannedStoreBuilder<S> {
             return self;
         }
         self.io_slots = io_slots;
-        self.options.parallelism = Some((io_slots as f64 / expected_concurrency as f64).max(1.0));
+        self.options.parallelism = Some(Parallelism::per_call(io_slots, expected_concurrency));
         self
     }
 

@@ -128,7 +128,7 @@ impl DemoConfig {
             nprobe: self.nprobe,
             method,
             k_max: None,
-            parallelism: Some((self.io_slots as f64 / q.max(1) as f64).max(1.0)),
+            parallelism: Some(planner_core::Parallelism::per_call(self.io_slots, q)),
             surrogate: Surrogate::Affine {
                 fixed_ms: sim.first_byte_ms,
                 per_mib_ms: sim.per_mib_ms,

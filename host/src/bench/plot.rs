@@ -65,7 +65,7 @@ pub fn machine_description() -> String {
 pub fn command_line() -> String {
     let args: Vec<String> = std::env::args()
         .skip(1)
-        .map(|a| crate::store::redact(&a))
+        .map(|a| crate::error::redact_url(&a))
         .collect();
     format!("warp {}", args.join(" "))
 }

@@ -241,17 +241,4 @@ impl Calibration {
     }
 }
 
-/// `4 KiB`, `64 MiB`, `1.5 MiB`, `100 B`.
-pub(crate) fn human_bytes(b: u64) -> String {
-    const UNITS: [(&str, u64); 3] = [("GiB", 1 << 30), ("MiB", 1 << 20), ("KiB", 1 << 10)];
-    for (name, unit) in UNITS {
-        if b >= unit {
-            return if b.is_multiple_of(unit) {
-                format!("{} {name}", b / unit)
-            } else {
-                format!("{:.1} {name}", b as f64 / unit as f64)
-            };
-        }
-    }
-    format!("{b} B")
-}
+pub(crate) use crate::dataset::human_bytes;

@@ -104,7 +104,7 @@ pub fn execute(args: &CalibrateArgs) -> Result<()> {
     if store::is_missing_local_dir(&cfg.url) {
         return Err(Error::config(
             "--url",
-            store::redact(&cfg.url),
+            crate::error::redact_url(&cfg.url),
             "no such directory (calibrate measures an existing store or index; create it first)",
         ));
     }

@@ -15,6 +15,7 @@ pub mod plan;
 pub mod query;
 pub mod reorder;
 pub mod search_opts;
+pub mod serve;
 pub mod simulate_args;
 pub mod tune_greedy;
 
@@ -49,6 +50,8 @@ pub enum Command {
     Calibrate(calibrate::CalibrateArgs),
     /// Tune the fixed coalescing rule (greedy baseline) on a validation workload and run the shift study.
     TuneGreedy(tune_greedy::TuneGreedyArgs),
+    /// Serve the index over HTTP: POST /v1/search, GET /v1/index, /healthz, /readyz, /metrics, /openapi.json.
+    Serve(serve::ServeArgs),
     /// Remove index objects no manifest names any more, after a grace period (--older-than); --dry-run lists them.
     Gc(gc::GcArgs),
 }
@@ -82,6 +85,7 @@ pub fn execute(cli: Cli) -> crate::error::Result<()> {
         Command::Reorder(args) => reorder::execute(args),
         Command::Calibrate(args) => calibrate::execute(args),
         Command::TuneGreedy(args) => tune_greedy::execute(args),
+        Command::Serve(args) => serve::execute(args),
         Command::Gc(args) => gc::execute(args),
     }
 }
@@ -98,6 +102,7 @@ impl Command {
             Command::Reorder(a) => &a.output,
             Command::Calibrate(a) => &a.output,
             Command::TuneGreedy(a) => &a.output,
+            Command::Serve(a) => &a.output,
             Command::Gc(a) => &a.output,
         }
     }

@@ -14,7 +14,7 @@ use std::path::PathBuf;
 
 use clap::Args;
 use planner_core::Method;
-use serde_json::{Value, json};
+use serde_json::json;
 
 use super::args::{OutputArgs, parse_bytes_nonzero, parse_method};
 use crate::dataset::RAISE_DATA;
@@ -23,7 +23,6 @@ use crate::error::{Error, Result};
 use crate::input::check_file;
 use crate::ivf::Metric;
 use crate::output::{Flow, Output};
-use crate::query::SearchResult;
 
 use super::search_opts::SearchOpts;
 use crate::query::Searcher;
@@ -63,31 +62,6 @@ pub struct QueryArgs {
     /// Output format.
     #[command(flatten)]
     pub output: OutputArgs,
-}
-
-/// The JSON object of query number `i` answered by `planner`.
-pub fn result_json(i: usize, r: &SearchResult, planner: &str) -> Value {
-    let mut v = json!({
-        "query": i,
-        "neighbors": r.neighbors.iter().map(|n| json!({"id": n.id, "distance": n.distance})).collect::<Vec<_>>(),
-        "stats": {
-            "probes": r.stats.probes, "cache_hits": r.stats.cache_hits, "gets": r.stats.gets,
-            "bytes": r.stats.bytes, "overfetch_bytes": r.stats.overfetch_bytes,
-            "plan_us": r.stats.plan_us, "planner": planner,
-            "hedges": r.stats.hedges, "refetches": r.stats.refetches,
-        },
-    });
-    if !r.explain.is_empty() {
-        v["explain"] = r
-            .explain
-            .iter()
-            .map(|e| {
-                let key = if e.stage == "payload" { "lists" } else { "rows" };
-                json!({"stage": e.stage, key: e.items, "instance": e.doc["instance"], "plan": e.doc["plan"]})
-            })
-            .collect();
-    }
-    v
 }
 
 /// Checks `--metric` (when given) against the metric `index` ranks by.
@@ -194,7 +168,7 @@ pub fn execute(args: &QueryArgs) -> Result<()> {
                 budget.map(Deadline::after)
             };
             let v = match searcher.search_by(q, &params, deadline).await {
-                Ok(r) => result_json(i, &r, planner),
+                Ok(r) => r.to_json(i, planner),
                 // One query alone fails as the command.
                 Err(e) if !many => return Err(e),
                 Err(e) => {

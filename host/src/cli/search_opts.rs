@@ -171,7 +171,7 @@ impl SearchOpts {
     /// `--nprobe` or `--k-max` (possible when the struct is filled by hand).
     pub fn params_for(&self, cfg: &HostConfig, method: Method, q: usize) -> Result<SearchParams> {
         let parallelism = match self.parallelism.as_deref() {
-            None => Some((cfg.io_slots as f64 / q.max(1) as f64).max(1.0)),
+            None => Some(planner_core::Parallelism::per_call(cfg.io_slots, q)),
             Some(p) => at_least_one_or_inf(p)
                 .map_err(|reason| Error::config("--parallelism", p, reason))
                 .map(|s| if s == "inf" { None } else { s.parse().ok() })?,

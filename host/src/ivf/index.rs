@@ -4,7 +4,7 @@ use bytes::Bytes;
 use object_store::ObjectStoreExt;
 use object_store::path::Path;
 
-use super::manifest::{MANIFEST, Manifest, ObjectRef};
+use super::manifest::{Manifest, ObjectRef};
 use super::pq::ProductQuantizer;
 use super::scan::f32s;
 use super::score::{Key, Metric, Scorer};
@@ -33,34 +33,22 @@ pub struct Index {
 }
 
 impl Index {
-    /// Reads and validates the manifest, then loads the centroids and
-    /// codebooks (CRC-checked).
+    /// Reads and validates the manifest (at most
+    /// [`MAX_MANIFEST_BYTES`](super::manifest::MAX_MANIFEST_BYTES), refused
+    /// before its body is read), then loads the centroids and codebooks
+    /// (CRC-checked).
     ///
     /// # Errors
     /// [`Error::Index`] when there is no manifest or it is invalid;
     /// [`Error::Checksum`] for a corrupt object; [`Error::Store`] when a read
     /// fails.
     pub async fn open(loc: StoreLocation) -> Result<Self> {
-        let path = loc.child(MANIFEST);
-        let bytes = match loc.store.get(&path).await {
-            Ok(r) => r.bytes().await,
-            Err(e) => Err(e),
+        // One bounded GET: a manifest over MAX_MANIFEST_BYTES is refused
+        // before its body is read.
+        let Some((manifest, _)) = super::manifest::read(&loc).await? else {
+            // Say which: no bucket, nothing under the prefix, or no manifest.
+            return Err(Error::index(crate::store::missing_index_reason(&loc).await));
         };
-        let bytes = match bytes {
-            Ok(b) => b,
-            Err(object_store::Error::NotFound { .. }) => {
-                // Say which: no bucket, nothing under the prefix, or no manifest.
-                return Err(Error::index(crate::store::missing_index_reason(&loc).await));
-            }
-            Err(source) => {
-                return Err(Error::Store {
-                    op: "get",
-                    path: path.to_string(),
-                    source,
-                });
-            }
-        };
-        let manifest = Manifest::from_bytes(&bytes)?;
         let metric = manifest.metric()?;
         let mut index = Self {
             payload: loc.child(&manifest.payload.name),

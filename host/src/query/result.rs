@@ -1,7 +1,7 @@
 //! What a search answers: the neighbours, the query's I/O figures and the
 //! `--explain` planning documents.
 
-use serde_json::Value;
+use serde_json::{Value, json};
 
 /// One neighbour.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -60,4 +60,39 @@ pub struct SearchResult {
     pub stats: QueryStats,
     /// Planning documents when [`SearchParams::explain`](super::SearchParams::explain) is set.
     pub explain: Vec<Explain>,
+}
+
+impl SearchResult {
+    /// The JSON object of query number `i` planned by `planner` — the one
+    /// form `warp query` prints and `warp serve` answers:
+    /// `{"query", "neighbors": [{"id", "distance"}], "stats": {"probes",
+    /// "cache_hits", "gets", "bytes", "overfetch_bytes", "plan_us",
+    /// "planner", "hedges", "refetches", "surrogate"}}`, plus `"explain"` when
+    /// planning documents were kept. `surrogate` is `{"fixed_ms",
+    /// "per_mib_ms"}` of the payload plan, or `null`.
+    pub fn to_json(&self, i: usize, planner: &str) -> Value {
+        let s = &self.stats;
+        let mut v = json!({
+            "query": i,
+            "neighbors": self.neighbors.iter().map(|n| json!({"id": n.id, "distance": n.distance})).collect::<Vec<_>>(),
+            "stats": {
+                "probes": s.probes, "cache_hits": s.cache_hits, "gets": s.gets,
+                "bytes": s.bytes, "overfetch_bytes": s.overfetch_bytes,
+                "plan_us": s.plan_us, "planner": planner,
+                "hedges": s.hedges, "refetches": s.refetches,
+                "surrogate": s.surrogate.map(|(f, p)| json!({"fixed_ms": f, "per_mib_ms": p})),
+            },
+        });
+        if !self.explain.is_empty() {
+            v["explain"] = self
+                .explain
+                .iter()
+                .map(|e| {
+                    let key = if e.stage == "payload" { "lists" } else { "rows" };
+                    json!({"stage": e.stage, key: e.items, "instance": e.doc["instance"], "plan": e.doc["plan"]})
+                })
+                .collect();
+        }
+        v
+    }
 }

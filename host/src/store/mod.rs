@@ -86,7 +86,7 @@ pub use warp_planned_store::{
     STORE_NAME, SimulateConfig, SimulatedStore, StatsSnapshot, hedge, load,
 };
 
-use crate::error::{Error, Result};
+use crate::error::{Error, Result, redact_url};
 
 /// Finds a [`PlannedError::DeadlineExceeded`] inside a host error (as
 /// [`into_host`] and [`crate::search::within`] build it); `None` for any
@@ -153,12 +153,6 @@ impl StoreLocation {
     }
 }
 
-/// Removes `user:password@` and secret query values from a URL for display
-/// (see [`crate::error::redact_text`]).
-pub fn redact(url: &str) -> String {
-    crate::error::redact_url(url)
-}
-
 fn memory_store(name: &str) -> Arc<InMemory> {
     static STORES: OnceLock<Mutex<HashMap<String, Arc<InMemory>>>> = OnceLock::new();
     let mut map = STORES
@@ -203,7 +197,7 @@ pub fn open_existing_with(location: &str, options: &StoreOptions) -> Result<Stor
     if is_missing_local_dir(location) {
         return Err(Error::index(format!(
             "no index at {} (no such directory; run `warp build` first)",
-            redact(location)
+            redact_url(location)
         )));
     }
     open_with(location, options)
@@ -263,7 +257,7 @@ pub type Env = HashMap<String, String>;
 /// credentials, or a store that cannot be built; [`Error::Io`] when a local
 /// directory cannot be created.
 pub fn open_with_env(location: &str, options: &StoreOptions, env: &Env) -> Result<StoreLocation> {
-    let shown = redact(location);
+    let shown = redact_url(location);
     let url_err = |reason: String| Error::Url {
         url: shown.clone(),
         reason,
@@ -345,11 +339,11 @@ mod tests {
 
     #[test]
     fn redacts_credentials() {
-        assert_eq!(redact("s3://key:secret@host/b"), "s3://***@host/b");
-        assert_eq!(redact("s3://bucket/prefix"), "s3://bucket/prefix");
-        assert_eq!(redact("plain/path"), "plain/path");
+        assert_eq!(redact_url("s3://key:secret@host/b"), "s3://***@host/b");
+        assert_eq!(redact_url("s3://bucket/prefix"), "s3://bucket/prefix");
+        assert_eq!(redact_url("plain/path"), "plain/path");
         assert_eq!(
-            redact("https://h/b?X-Amz-Signature=abc&p=1"),
+            redact_url("https://h/b?X-Amz-Signature=abc&p=1"),
             "https://h/b?X-Amz-Signature=***&p=1"
         );
     }

@@ -1,0 +1,122 @@
+#!/usr/bin/env bash
+# warp serve under a load generator nobody here wrote (wrk, Debian), beside
+# warp bench in process at the same Q, on one local index (issue 19):
+#
+#   bench/serve/load.sh INDEX_DIR [OUT.jsonl] [--concurrency 8,32,128] [--duration 20]
+#                       [--nprobe 16] [--warp BIN] [--fixed-p P] [--overload]
+#
+# Both sides read the index through the simulated S3 store (--simulate s3,
+# the same seed and profile), plan with the native planner, cache nothing,
+# and run the warp policy. The server admits up to Q queries at once
+# (--max-in-flight Q) so each side runs Q concurrent queries. --fixed-p P
+# plans the server's queries at P instead of io_slots / in flight, for the
+# live-P comparison. --overload also offers 4x the concurrency against a
+# server admitting Q/4 with a short queue (503 beyond it), and reports the
+# admitted queries' latency and the refusals. Each line of OUT (default
+# stdout) is one JSON row: side (serve|in_process), Q, qps, p50/p95/p99 ms,
+# status counts. The server listens on an ephemeral loopback port and is
+# stopped on exit.
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+index="${1:?usage: bench/serve/load.sh INDEX_DIR [OUT.jsonl] [flags]}"; shift
+out=/dev/stdout
+if [ $# -gt 0 ] && [ "${1#--}" = "$1" ]; then out="$1"; shift; fi
+conc=8,32,128 duration=20 nprobe=16 warp=target/release/warp fixed_p= overload=
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --concurrency) conc="$2"; shift 2 ;;
+    --duration) duration="$2"; shift 2 ;;
+    --nprobe) nprobe="$2"; shift 2 ;;
+    --warp) warp="$2"; shift 2 ;;
+    --fixed-p) fixed_p="$2"; shift 2 ;;
+    --overload) overload=1; shift ;;
+    *) echo "error: bench/serve/load.sh: unknown argument '$1'" >&2; exit 2 ;;
+  esac
+done
+command -v wrk >/dev/null || { echo "error: wrk is not installed (apt-get install wrk)" >&2; exit 2; }
+work="$(mktemp -d)"
+server_pid=
+cleanup() {
+  [ -z "$server_pid" ] || { kill "$server_pid" 2>/dev/null || true; wait "$server_pid" 2>/dev/null || true; }
+  rm -rf "$work"
+}
+trap cleanup EXIT
+
+# Request bodies: the index's stored queries, one JSON body per line.
+python3 - "$index" "$nprobe" >"$work/bodies.jsonl" <<'PY'
+import json, struct, sys
+root, nprobe = sys.argv[1], int(sys.argv[2])
+with open(f"{root}/manifest.json") as f:
+    manifest = json.loads(f.readline())
+name = manifest["queries"]["name"]
+data = open(f"{root}/{name}", "rb").read()
+dim = struct.unpack_from("<i", data, 0)[0]
+step = 4 + 4 * dim
+for off in range(0, len(data), step):
+    v = struct.unpack_from(f"<{dim}f", data, off + 4)
+    print(json.dumps({"vector": list(v), "nprobe": nprobe, "k": 10}))
+PY
+nq=$(wc -l <"$work/bodies.jsonl")
+common=(--url "$index" --simulate s3 --native --nprobe "$nprobe" --io-slots 64)
+
+start_server() { # max_in_flight max_queue queue_wait_ms [extra flags]
+  local inflight="$1" queue="$2" wait_ms="$3"; shift 3
+  "$warp" serve "${common[@]}" --cache-mib 0 --bind 127.0.0.1:0 --log warn \
+    --max-in-flight "$inflight" --max-queue "$queue" --queue-wait-ms "$wait_ms" "$@" \
+    >"$work/serve.out" 2>"$work/serve.err" &
+  server_pid=$!
+  for _ in $(seq 1 600); do
+    [ -s "$work/serve.out" ] && break
+    kill -0 "$server_pid" 2>/dev/null || { cat "$work/serve.err" >&2; exit 1; }
+    sleep 0.1
+  done
+  addr=$(python3 -c 'import json,sys; print(json.loads(open(sys.argv[1]).readline())["listening"])' "$work/serve.out")
+}
+stop_server() {
+  kill -TERM "$server_pid"; wait "$server_pid" || true; server_pid=
+}
+run_wrk() { # connections seconds
+  WARP_BODIES="$work/bodies.jsonl" wrk -t2 -c"$1" -d"$2"s --timeout 60s -s bench/serve/post.lua "http://$addr" \
+    | tail -1
+}
+
+extra=()
+[ -z "$fixed_p" ] || extra=(--parallelism "$fixed_p")
+for q in ${conc//,/ }; do
+  start_server "$q" 1024 30000 "${extra[@]}"
+  run_wrk "$q" 5 >/dev/null # warm-up: the load estimate sees the link
+  row=$(run_wrk "$q" "$duration")
+  stop_server
+  python3 -c 'import json,sys; r=json.loads(sys.argv[1]); r.update(side="serve", Q=int(sys.argv[2]), fixed_p=sys.argv[3] or None, tool="wrk 4.1"); print(json.dumps(r))' \
+    "$row" "$q" "$fixed_p" >>"$out"
+  # In process at the same Q: as many queries as the server answered.
+  measured=$(python3 -c 'import json,sys; print(max(200, min(100000, json.loads(sys.argv[1])["requests"])))' "$row")
+  "$warp" bench "${common[@]}" --policies warp --concurrency "$q" --queries "$measured" --warmup 200 --json \
+    | python3 -c 'import json,sys
+text = sys.stdin.read()
+try:
+    docs = [json.loads(text)]
+except ValueError:
+    docs = [json.loads(l) for l in text.splitlines() if l.strip()]
+rows = []
+for d in docs:
+    rows += d if isinstance(d, list) else d.get("rows", [d])
+for r in rows:
+    if r.get("policy") == "warp":
+        print(json.dumps({"side": "in_process", "Q": r.get("concurrency"), "qps": r["qps"], "p50_ms": r.get("p50_ms"), "p95_ms": r.get("p95_ms"), "p99_ms": r.get("p99_ms"), "requests": r.get("queries")}))' >>"$out"
+done
+
+if [ -n "$overload" ]; then
+  for q in ${conc//,/ }; do
+    cap=$(( q / 4 > 0 ? q / 4 : 1 ))
+    start_server "$cap" "$cap" 200
+    run_wrk "$cap" 5 >/dev/null
+    at_cap=$(run_wrk "$cap" "$duration")
+    over=$(run_wrk "$q" "$duration")
+    rss=$(ps -o rss= -p "$server_pid" | tr -d ' ')
+    stop_server
+    python3 -c 'import json,sys; a=json.loads(sys.argv[1]); b=json.loads(sys.argv[2]); print(json.dumps({"side": "overload", "admit": int(sys.argv[3]), "offered": int(sys.argv[4]), "at_capacity": a, "overloaded": b, "rss_kib": int(sys.argv[5])}))' \
+      "$at_cap" "$over" "$cap" "$q" "$rss" >>"$out"
+  done
+fi
+echo "bench/serve/load.sh: $nq request bodies, Q = $conc, ${duration}s per run" >&2

@@ -1,0 +1,306 @@
+//! The JSON of `POST /v1/search`: the request, its bounds, and errors that
+//! name the field (`host/src/serve/openapi.json` is the contract; ARCHITECTURE §10).
+
+use std::time::Duration;
+
+use planner_core::Method;
+use serde::Deserialize;
+use serde_json::{Value, json};
+
+use crate::query::SearchParams;
+
+/// Bounds on what one request may ask for.
+#[derive(Debug, Clone, PartialEq)]
+pub struct RequestBounds {
+    /// Largest request body, bytes.
+    pub max_body_bytes: usize,
+    /// Most vectors in one `vectors` batch.
+    pub max_batch: usize,
+    /// Largest `k`.
+    pub max_k: usize,
+    /// Largest `nprobe`.
+    pub max_nprobe: usize,
+    /// Deadline of a request that names none.
+    pub default_deadline: Duration,
+    /// Largest `deadline_ms` honoured (a larger one is refused).
+    pub max_deadline: Duration,
+}
+
+impl Default for RequestBounds {
+    fn default() -> Self {
+        Self {
+            max_body_bytes: 4 << 20,
+            max_batch: 64,
+            max_k: 1000,
+            max_nprobe: 4096,
+            default_deadline: Duration::from_secs(10),
+            max_deadline: Duration::from_secs(60),
+        }
+    }
+}
+
+/// A refused request: the HTTP status, the field at fault (if one is) and a
+/// one-line message. Rendered as `{"error": "<message>", "field": <field>}`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ApiError {
+    /// HTTP status.
+    pub status: u16,
+    /// The request field at fault, e.g. `k` or `vectors[3]`.
+    pub field: Option<String>,
+    /// What is wrong, one line.
+    pub message: String,
+}
+
+impl ApiError {
+    /// A `400` naming `field`.
+    pub fn field(field: impl Into<String>, message: impl Into<String>) -> Self {
+        let field = field.into();
+        let message = message.into();
+        Self {
+            status: 400,
+            message: format!("{field}: {message}"),
+            field: Some(field),
+        }
+    }
+
+    /// An error of `status` not tied to a field.
+    pub fn status(status: u16, message: impl Into<String>) -> Self {
+        Self {
+            status,
+            field: None,
+            message: message.into(),
+        }
+    }
+
+    /// The JSON body.
+    pub fn body(&self) -> Value {
+        json!({"error": crate::error::one_line(&self.message), "field": self.field})
+    }
+}
+
+/// The body of `POST /v1/search` as sent (every field optional but one of
+/// `vector`/`vectors`); [`SearchRequest::validate`] checks it.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SearchRequest {
+    /// One query vector.
+    pub vector: Option<Vec<f64>>,
+    /// A batch of query vectors (answered in order).
+    pub vectors: Option<Vec<Vec<f64>>>,
+    /// Neighbours per query (default: the server's `--k`).
+    pub k: Option<usize>,
+    /// Lists probed (default: the server's `--nprobe`).
+    pub nprobe: Option<usize>,
+    /// Planning method (a `warp query --method` spelling).
+    pub method: Option<String>,
+    /// Deadline of the whole request, ms, from its arrival.
+    pub deadline_ms: Option<u64>,
+    /// Also return the planning instances and plans.
+    pub explain: Option<bool>,
+}
+
+/// A checked request: the queries (row-major, `dim` each), the parameters
+/// and the deadline.
+#[derive(Debug, Clone)]
+pub struct Checked {
+    /// `n · dim` values.
+    pub queries: Vec<f32>,
+    /// Whether the request was a batch (`vectors`): the answer is then
+    /// `{"results": [...]}`.
+    pub batch: bool,
+    /// Parameters (`parallelism` is set per query when it starts).
+    pub params: SearchParams,
+    /// The request's deadline, from its arrival.
+    pub deadline: Duration,
+}
+
+/// Parses a request body, naming the field at fault.
+///
+/// # Errors
+/// [`ApiError`] (400) for a body that is not the request's JSON.
+pub fn parse(body: &[u8]) -> Result<SearchRequest, ApiError> {
+    let de = &mut serde_json::Deserializer::from_slice(body);
+    serde_path_to_error::deserialize(de).map_err(|e| {
+        let path = e.path().to_string();
+        let inner = e.into_inner();
+        if path == "." || path.is_empty() {
+            ApiError::field("body", format!("not a search request: {inner}"))
+        } else {
+            ApiError::field(path, inner.to_string())
+        }
+    })
+}
+
+impl SearchRequest {
+    /// Checks every field against the index dimension `dim` and `bounds`,
+    /// filling defaults from `base`.
+    ///
+    /// # Errors
+    /// [`ApiError`] (400) naming the first bad field.
+    ///
+    /// # Complexity
+    /// `O(n · dim)` for `n` vectors.
+    pub fn validate(
+        self,
+        dim: usize,
+        base: &SearchParams,
+        bounds: &RequestBounds,
+    ) -> Result<Checked, ApiError> {
+        let (rows, batch) = match (self.vector, self.vectors) {
+            (Some(v), None) => (vec![v], false),
+            (None, Some(vs)) => (vs, true),
+            (Some(_), Some(_)) => {
+                return Err(ApiError::field(
+                    "vector",
+                    "give vector or vectors, not both",
+                ));
+            }
+            (None, None) => {
+                return Err(ApiError::field("vector", "missing (or give vectors)"));
+            }
+        };
+        if batch && rows.is_empty() {
+            return Err(ApiError::field("vectors", "is empty"));
+        }
+        if rows.len() > bounds.max_batch {
+            return Err(ApiError::field(
+                "vectors",
+                format!(
+                    "{} vectors, more than the {} a request may carry",
+                    rows.len(),
+                    bounds.max_batch
+                ),
+            ));
+        }
+        let mut queries = Vec::with_capacity(rows.len() * dim);
+        for (r, row) in rows.iter().enumerate() {
+            let name = || {
+                if batch {
+                    format!("vectors[{r}]")
+                } else {
+                    "vector".to_string()
+                }
+            };
+            if row.len() != dim {
+                return Err(ApiError::field(
+                    name(),
+                    format!("has {} values, the index has dimension {dim}", row.len()),
+                ));
+            }
+            for (i, &x) in row.iter().enumerate() {
+                if !(x.is_finite() && x.abs() <= f64::from(f32::MAX)) {
+                    return Err(ApiError::field(
+                        format!("{}[{i}]", name()),
+                        format!("{x:e} is not a finite f32"),
+                    ));
+                }
+                queries.push(x as f32);
+            }
+        }
+        let mut params = base.clone();
+        if let Some(k) = self.k {
+            if !(1..=bounds.max_k).contains(&k) {
+                return Err(ApiError::field(
+                    "k",
+                    format!("{k} is not in 1..={}", bounds.max_k),
+                ));
+            }
+            params.k = k;
+        }
+        if let Some(n) = self.nprobe {
+            if !(1..=bounds.max_nprobe).contains(&n) {
+                return Err(ApiError::field(
+                    "nprobe",
+                    format!("{n} is not in 1..={}", bounds.max_nprobe),
+                ));
+            }
+            params.nprobe = n;
+        }
+        if let Some(m) = &self.method {
+            params.method = m
+                .parse::<Method>()
+                .map_err(|e| ApiError::field("method", crate::error::bound(&e.to_string(), 300)))?;
+        }
+        params.explain = self.explain.unwrap_or(false);
+        let deadline = match self.deadline_ms {
+            None => bounds.default_deadline,
+            Some(0) => return Err(ApiError::field("deadline_ms", "must be >= 1")),
+            Some(ms) if Duration::from_millis(ms) > bounds.max_deadline => {
+                return Err(ApiError::field(
+                    "deadline_ms",
+                    format!(
+                        "{ms} is more than the server's maximum of {}",
+                        bounds.max_deadline.as_millis()
+                    ),
+                ));
+            }
+            Some(ms) => Duration::from_millis(ms),
+        };
+        Ok(Checked {
+            queries,
+            batch,
+            params,
+            deadline,
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn check(body: &str) -> Result<Checked, ApiError> {
+        parse(body.as_bytes())?.validate(3, &SearchParams::default(), &RequestBounds::default())
+    }
+
+    fn field_of(body: &str) -> String {
+        let e = check(body).unwrap_err();
+        assert_eq!(e.status, 400, "{e:?}");
+        assert!(!e.message.contains('\n'), "{e:?}");
+        e.field.unwrap()
+    }
+
+    #[test]
+    fn every_bad_field_is_named() {
+        assert_eq!(field_of(r#"{"vector": [1, 2]}"#), "vector");
+        assert_eq!(field_of(r#"{"vector": [1, 2, 1e39]}"#), "vector[2]");
+        assert_eq!(field_of(r#"{"vectors": [[1, 2, 3], [1]]}"#), "vectors[1]");
+        assert_eq!(field_of(r#"{"vectors": []}"#), "vectors");
+        assert_eq!(field_of(r#"{"vector": [1, 2, 3], "k": 0}"#), "k");
+        assert_eq!(field_of(r#"{"vector": [1, 2, 3], "k": 1000000}"#), "k");
+        assert_eq!(field_of(r#"{"vector": [1, 2, 3], "nprobe": 0}"#), "nprobe");
+        assert_eq!(field_of(r#"{"vector": [1, 2, 3], "k": "ten"}"#), "k");
+        assert_eq!(
+            field_of(r#"{"vector": [1, 2, 3], "method": "fast"}"#),
+            "method"
+        );
+        assert_eq!(
+            field_of(r#"{"vector": [1, 2, 3], "deadline_ms": 0}"#),
+            "deadline_ms"
+        );
+        assert_eq!(
+            field_of(r#"{"vector": [1, 2, 3], "deadline_ms": 3600000}"#),
+            "deadline_ms"
+        );
+        assert_eq!(field_of(r#"{"vector": [1, 2, "x"]}"#), "vector[2]");
+        assert_eq!(field_of(r#"{"vector": [1, 2, 3], "colour": 1}"#), "colour");
+        assert_eq!(field_of(r#"{}"#), "vector");
+        assert_eq!(field_of(r#"not json"#), "body");
+        let many = format!(r#"{{"vectors": [{}]}}"#, vec!["[1, 2, 3]"; 65].join(","));
+        assert_eq!(field_of(&many), "vectors");
+    }
+
+    #[test]
+    fn a_good_request_gets_the_defaults_it_does_not_set() {
+        let c = check(r#"{"vectors": [[1, 2, 3], [4, 5, 6]], "k": 5, "method": "lance_rule"}"#)
+            .unwrap();
+        assert!(c.batch);
+        assert_eq!(c.queries, vec![1.0, 2.0, 3.0, 4.0, 5.0, 6.0]);
+        assert_eq!((c.params.k, c.params.nprobe), (5, 16));
+        assert_eq!(c.params.method, Method::LanceRule);
+        assert_eq!(c.deadline, Duration::from_secs(10));
+        let c = check(r#"{"vector": [1, 2, 3], "deadline_ms": 250, "explain": true}"#).unwrap();
+        assert!(!c.batch && c.params.explain);
+        assert_eq!(c.deadline, Duration::from_millis(250));
+    }
+}

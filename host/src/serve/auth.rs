@@ -1,0 +1,130 @@
+//! Who may call: on a loopback address anyone on the machine; on any other
+//! address only a caller with the bearer token (`--auth-token-file`), unless
+//! the operator says `--insecure-no-auth`. Tokens are compared in constant
+//! time (`subtle`) and never logged or echoed.
+
+use std::net::SocketAddr;
+use std::path::Path;
+
+use subtle::ConstantTimeEq;
+
+use crate::error::{Error, Result};
+
+/// Longest token file read, bytes.
+pub const MAX_TOKEN_BYTES: u64 = 4096;
+/// Shortest token accepted, bytes (a guessable token is no token).
+pub const MIN_TOKEN_BYTES: usize = 16;
+
+/// The access rule of a server.
+#[derive(Clone, PartialEq, Eq)]
+pub enum Access {
+    /// No token asked for (loopback, or `--insecure-no-auth`).
+    Open,
+    /// `Authorization: Bearer <token>` required.
+    Token(Vec<u8>),
+}
+
+impl std::fmt::Debug for Access {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Access::Open => f.write_str("Open"),
+            // Never the token itself.
+            Access::Token(_) => f.write_str("Token(***)"),
+        }
+    }
+}
+
+impl Access {
+    /// The rule for `bind`: a token from `token_file` if given; else open on
+    /// loopback or when `insecure` — any other address is refused.
+    ///
+    /// # Errors
+    /// [`Error::Config`] naming `--bind` (a non-loopback address with neither
+    /// a token nor `--insecure-no-auth`) or `--auth-token-file` (unreadable,
+    /// too long, too short); the message never contains the token.
+    pub fn for_bind(bind: SocketAddr, token_file: Option<&Path>, insecure: bool) -> Result<Self> {
+        if let Some(path) = token_file {
+            let shown = path.display().to_string();
+            let meta = std::fs::metadata(path).map_err(|e| {
+                Error::config("--auth-token-file", &shown, format!("cannot read it: {e}"))
+            })?;
+            if meta.len() > MAX_TOKEN_BYTES {
+                return Err(Error::config(
+                    "--auth-token-file",
+                    &shown,
+                    format!("{} bytes, more than {MAX_TOKEN_BYTES}", meta.len()),
+                ));
+            }
+            let text = std::fs::read(path).map_err(|e| {
+                Error::config("--auth-token-file", &shown, format!("cannot read it: {e}"))
+            })?;
+            let token = text.trim_ascii().to_vec();
+            if token.len() < MIN_TOKEN_BYTES || token.iter().any(|b| !b.is_ascii_graphic()) {
+                return Err(Error::config(
+                    "--auth-token-file",
+                    &shown,
+                    format!(
+                        "the token must be at least {MIN_TOKEN_BYTES} printable ASCII characters without spaces"
+                    ),
+                ));
+            }
+            return Ok(Access::Token(token));
+        }
+        if bind.ip().is_loopback() || insecure {
+            return Ok(Access::Open);
+        }
+        Err(Error::config(
+            "--bind",
+            bind,
+            "a non-loopback address needs --auth-token-file (or --insecure-no-auth): anyone who reaches it could query the index",
+        ))
+    }
+
+    /// Whether a request with this `Authorization` header value may pass.
+    pub fn allows(&self, authorization: Option<&[u8]>) -> bool {
+        match self {
+            Access::Open => true,
+            Access::Token(token) => {
+                let Some(given) = authorization.and_then(|h| h.strip_prefix(b"Bearer ")) else {
+                    return false;
+                };
+                // Constant time in the token's content (lengths may differ).
+                given.ct_eq(token.as_slice()).into()
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn loopback_is_open_other_addresses_need_a_token() {
+        let lo: SocketAddr = "127.0.0.1:0".parse().unwrap();
+        let any: SocketAddr = "0.0.0.0:8080".parse().unwrap();
+        assert_eq!(Access::for_bind(lo, None, false).unwrap(), Access::Open);
+        let e = Access::for_bind(any, None, false).unwrap_err().to_string();
+        assert!(
+            e.contains("--bind") && e.contains("--auth-token-file"),
+            "{e}"
+        );
+        assert_eq!(Access::for_bind(any, None, true).unwrap(), Access::Open);
+        let dir = std::env::temp_dir().join(format!("warp-auth-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let file = dir.join("token");
+        std::fs::write(&file, "s3cr3t-token-0123456789\n").unwrap();
+        let access = Access::for_bind(any, Some(&file), false).unwrap();
+        assert!(access.allows(Some(b"Bearer s3cr3t-token-0123456789")));
+        assert!(!access.allows(Some(b"Bearer s3cr3t-token-012345678")));
+        assert!(!access.allows(Some(b"s3cr3t-token-0123456789")));
+        assert!(!access.allows(None));
+        assert_eq!(format!("{access:?}"), "Token(***)");
+        std::fs::write(&file, "short").unwrap();
+        let e = Access::for_bind(any, Some(&file), false)
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("at least 16") && !e.contains("short\""), "{e}");
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+}

@@ -1,0 +1,337 @@
+//! `GET /metrics`: the Prometheus text exposition (`prometheus-client`).
+//!
+//! Per request: `warp_http_requests_total{route,status}` and
+//! `warp_http_request_duration_seconds{route}`. Per query:
+//! `warp_queries_total{outcome}`, `warp_query_duration_seconds`,
+//! `warp_plan_duration_seconds`, `warp_cache_lookups_total`,
+//! `warp_cache_hits_total` (their ratio is the hit ratio). Admission:
+//! `warp_queries_in_flight`, `warp_queries_waiting`, `warp_rejected_total`.
+//! The shared planned store, sampled at each scrape: `warp_store_gets_total`,
+//! `_bytes_total`, `_overfetch_bytes_total`, `_hedges_total`,
+//! `_hedges_won_total`, `_refetches_total`, `_stalls_total`,
+//! `_deadline_misses_total`, and the load estimate's
+//! `warp_link_capacity_mib_per_second` (0 while unknown) and
+//! `warp_link_pressure`. `warp_index_generation_info{generation}` is 1 for
+//! the generation served; `warp_index_swaps_total` counts hot swaps.
+
+use std::sync::Mutex;
+use std::sync::atomic::AtomicU64;
+
+use prometheus_client::encoding::EncodeLabelSet;
+use prometheus_client::metrics::counter::Counter;
+use prometheus_client::metrics::family::Family;
+use prometheus_client::metrics::gauge::Gauge;
+use prometheus_client::metrics::histogram::{Histogram, exponential_buckets};
+use prometheus_client::registry::Registry;
+
+use crate::query::QueryStats;
+use crate::store::{CallStats, LoadSnapshot, StatsSnapshot};
+
+/// `route` and `status` of a request.
+#[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
+pub struct RequestLabels {
+    /// The route (`/v1/search`, …; `other` for unknown paths).
+    pub route: String,
+    /// The HTTP status.
+    pub status: u16,
+}
+
+/// `route` of a request.
+#[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
+pub struct RouteLabel {
+    /// The route.
+    pub route: String,
+}
+
+/// How a query ended.
+#[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
+pub struct OutcomeLabel {
+    /// `ok`, `deadline` or `error`.
+    pub outcome: String,
+}
+
+/// The generation served.
+#[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
+pub struct GenerationLabel {
+    /// The manifest's build id.
+    pub generation: String,
+}
+
+/// Store counters sampled from a [`StatsSnapshot`].
+#[derive(Debug, Default)]
+struct StoreCounters {
+    gets: Counter,
+    bytes: Counter,
+    overfetch: Counter,
+    hedges: Counter,
+    hedges_won: Counter,
+    refetches: Counter,
+    stalls: Counter,
+    deadline_misses: Counter,
+}
+
+/// Every metric of the server.
+#[derive(Debug)]
+pub struct Metrics {
+    registry: Registry,
+    requests: Family<RequestLabels, Counter>,
+    request_seconds: Family<RouteLabel, Histogram>,
+    queries: Family<OutcomeLabel, Counter>,
+    query_seconds: Histogram,
+    plan_seconds: Histogram,
+    cache_lookups: Counter,
+    cache_hits: Counter,
+    in_flight: Gauge,
+    waiting: Gauge,
+    rejected: Counter,
+    swaps: Counter,
+    generation: Family<GenerationLabel, Gauge>,
+    store: StoreCounters,
+    capacity: Gauge<f64, AtomicU64>,
+    pressure: Gauge<f64, AtomicU64>,
+    /// The store totals last added (generation, totals): the next scrape
+    /// adds what grew since.
+    seen: Mutex<(String, CallStats)>,
+}
+
+impl Default for Metrics {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl Metrics {
+    /// Registers every metric.
+    pub fn new() -> Self {
+        let mut registry = Registry::default();
+        let requests = Family::<RequestLabels, Counter>::default();
+        registry.register(
+            "warp_http_requests",
+            "HTTP requests by route and status",
+            requests.clone(),
+        );
+        let request_seconds = Family::<RouteLabel, Histogram>::new_with_constructor(|| {
+            Histogram::new(exponential_buckets(0.0005, 2.0, 18))
+        });
+        registry.register(
+            "warp_http_request_duration_seconds",
+            "HTTP request latency by route, from the request line to the response",
+            request_seconds.clone(),
+        );
+        let queries = Family::<OutcomeLabel, Counter>::default();
+        registry.register(
+            "warp_queries",
+            "Queries answered, by outcome",
+            queries.clone(),
+        );
+        let query_seconds = Histogram::new(exponential_buckets(0.0005, 2.0, 18));
+        registry.register(
+            "warp_query_duration_seconds",
+            "Latency of one query (route, plan, fetch, scan)",
+            query_seconds.clone(),
+        );
+        let plan_seconds = Histogram::new(exponential_buckets(0.000_001, 2.0, 22));
+        registry.register(
+            "warp_plan_duration_seconds",
+            "Planning time of one query's reads",
+            plan_seconds.clone(),
+        );
+        let cache_lookups = Counter::default();
+        registry.register(
+            "warp_cache_lookups",
+            "Probed lists looked up in the payload cache",
+            cache_lookups.clone(),
+        );
+        let cache_hits = Counter::default();
+        registry.register(
+            "warp_cache_hits",
+            "Probed lists served from the payload cache",
+            cache_hits.clone(),
+        );
+        let in_flight = Gauge::default();
+        registry.register(
+            "warp_queries_in_flight",
+            "Queries running now (P = io_slots / max(1, in flight))",
+            in_flight.clone(),
+        );
+        let waiting = Gauge::default();
+        registry.register(
+            "warp_queries_waiting",
+            "Requests waiting for a query slot",
+            waiting.clone(),
+        );
+        let rejected = Counter::default();
+        registry.register(
+            "warp_rejected",
+            "Requests refused with 503 (queue full or wait bound passed)",
+            rejected.clone(),
+        );
+        let swaps = Counter::default();
+        registry.register(
+            "warp_index_swaps",
+            "Hot swaps to a rebuilt index generation",
+            swaps.clone(),
+        );
+        let generation = Family::<GenerationLabel, Gauge>::default();
+        registry.register(
+            "warp_index_generation_info",
+            "1 for the index generation served",
+            generation.clone(),
+        );
+        let store = StoreCounters::default();
+        for (name, help, c) in [
+            ("warp_store_gets", "Planned range GETs", &store.gets),
+            (
+                "warp_store_bytes",
+                "Bytes of the planned GETs",
+                &store.bytes,
+            ),
+            (
+                "warp_store_overfetch_bytes",
+                "Gap bytes fetched beyond the requested ranges",
+                &store.overfetch,
+            ),
+            ("warp_store_hedges", "Hedge GETs issued", &store.hedges),
+            (
+                "warp_store_hedges_won",
+                "Hedge GETs that answered first",
+                &store.hedges_won,
+            ),
+            (
+                "warp_store_refetches",
+                "Ranges fetched again (stall, wrong range, checksum)",
+                &store.refetches,
+            ),
+            (
+                "warp_store_stalls",
+                "GETs abandoned for making no progress",
+                &store.stalls,
+            ),
+            (
+                "warp_store_deadline_misses",
+                "Planned reads stopped at their deadline",
+                &store.deadline_misses,
+            ),
+        ] {
+            registry.register(name, help, c.clone());
+        }
+        let capacity = Gauge::<f64, AtomicU64>::default();
+        registry.register(
+            "warp_link_capacity_mib_per_second",
+            "The load estimate's link capacity C (0 while the link has not been seen full)",
+            capacity.clone(),
+        );
+        let pressure = Gauge::<f64, AtomicU64>::default();
+        registry.register(
+            "warp_link_pressure",
+            "The load estimate's last measured pressure",
+            pressure.clone(),
+        );
+        Self {
+            registry,
+            requests,
+            request_seconds,
+            queries,
+            query_seconds,
+            plan_seconds,
+            cache_lookups,
+            cache_hits,
+            in_flight,
+            waiting,
+            rejected,
+            swaps,
+            generation,
+            store,
+            capacity,
+            pressure,
+            seen: Mutex::new((String::new(), CallStats::default())),
+        }
+    }
+
+    /// One request answered.
+    pub fn request(&self, route: &str, status: u16, seconds: f64) {
+        self.requests
+            .get_or_create(&RequestLabels {
+                route: route.to_string(),
+                status,
+            })
+            .inc();
+        self.request_seconds
+            .get_or_create(&RouteLabel {
+                route: route.to_string(),
+            })
+            .observe(seconds);
+    }
+
+    /// One query finished with `outcome` after `seconds`.
+    pub fn query(&self, outcome: &str, seconds: f64, stats: Option<&QueryStats>) {
+        self.queries
+            .get_or_create(&OutcomeLabel {
+                outcome: outcome.to_string(),
+            })
+            .inc();
+        self.query_seconds.observe(seconds);
+        if let Some(s) = stats {
+            self.plan_seconds.observe(s.plan_us as f64 * 1e-6);
+            self.cache_lookups.inc_by(s.probes as u64);
+            self.cache_hits.inc_by(s.cache_hits as u64);
+        }
+    }
+
+    /// A request refused by admission.
+    pub fn rejected(&self) {
+        self.rejected.inc();
+    }
+
+    /// A hot swap to `generation`.
+    pub fn swapped(&self) {
+        self.swaps.inc();
+    }
+
+    /// The text exposition, after sampling the admission gauges and the
+    /// store's totals and load estimate of `generation`.
+    pub fn render(
+        &self,
+        generation: &str,
+        in_flight: usize,
+        waiting: usize,
+        store: &StatsSnapshot,
+        load: &LoadSnapshot,
+    ) -> String {
+        self.in_flight.set(in_flight as i64);
+        self.waiting.set(waiting as i64);
+        self.generation.clear();
+        self.generation
+            .get_or_create(&GenerationLabel {
+                generation: generation.to_string(),
+            })
+            .set(1);
+        {
+            let mut seen = self.seen.lock().unwrap_or_else(|e| e.into_inner());
+            if seen.0 != generation {
+                // A new generation's store counts from zero.
+                *seen = (generation.to_string(), CallStats::default());
+            }
+            let (now, was) = (&store.totals, &seen.1);
+            let grow = |c: &Counter, n: u64, w: u64| {
+                c.inc_by(n.saturating_sub(w));
+            };
+            let s = &self.store;
+            grow(&s.gets, now.gets, was.gets);
+            grow(&s.bytes, now.bytes, was.bytes);
+            grow(&s.overfetch, now.overfetch_bytes, was.overfetch_bytes);
+            grow(&s.hedges, now.hedges, was.hedges);
+            grow(&s.hedges_won, now.hedges_won, was.hedges_won);
+            grow(&s.refetches, now.refetches, was.refetches);
+            grow(&s.stalls, now.stalls, was.stalls);
+            grow(&s.deadline_misses, now.deadline_misses, was.deadline_misses);
+            seen.1 = *now;
+        }
+        self.capacity.set(load.capacity_mib_s.unwrap_or(0.0));
+        self.pressure.set(load.pressure);
+        let mut out = String::new();
+        // Writing into a String cannot fail.
+        let _ = prometheus_client::encoding::text::encode(&mut out, &self.registry);
+        out
+    }
+}

@@ -1,0 +1,534 @@
+//! `warp serve` in process (issue 19): the answers equal the searcher's for
+//! every method, bad requests are 4xx naming the field, admission refuses
+//! with 503 + Retry-After, a slow client is cut off, the token is checked,
+//! a rebuild in place is picked up under load by two replicas without a
+//! failed query, and a stop drains the request in flight. Every server
+//! listens on an ephemeral loopback port and is stopped by the test.
+
+mod common;
+
+use std::io::{Read, Write};
+use std::net::{SocketAddr, TcpStream};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::time::Duration;
+
+use common::{fixture, write};
+use serde_json::{Value, json};
+use warp_host::config::{HostConfigBuilder, PlannerKind};
+use warp_host::query::{Index, ReadConfig, SearchParams, Searcher, native_factory, parse_policy};
+use warp_host::serve::{Access, Opener, ServeConfig, Server};
+use warp_host::store::{self, SimulateConfig};
+
+/// One HTTP/1.1 exchange on a fresh connection (`Connection: close`):
+/// status, headers (lower-case names), body. Bounded: 30 s per read.
+fn http(
+    addr: SocketAddr,
+    method: &str,
+    path: &str,
+    headers: &[&str],
+    body: &str,
+) -> (u16, String, String) {
+    let mut s = TcpStream::connect(addr).unwrap();
+    s.set_read_timeout(Some(Duration::from_secs(30))).unwrap();
+    let mut req = format!(
+        "{method} {path} HTTP/1.1\r\nHost: test\r\nConnection: close\r\nContent-Length: {}\r\n",
+        body.len()
+    );
+    for h in headers {
+        req.push_str(h);
+        req.push_str("\r\n");
+    }
+    req.push_str("\r\n");
+    req.push_str(body);
+    s.write_all(req.as_bytes()).unwrap();
+    let mut raw = Vec::new();
+    s.read_to_end(&mut raw).unwrap();
+    let text = String::from_utf8_lossy(&raw).to_string();
+    let (head, body) = text.split_once("\r\n\r\n").unwrap_or((&text, ""));
+    let status = head
+        .split_whitespace()
+        .nth(1)
+        .and_then(|c| c.parse().ok())
+        .unwrap_or(0);
+    (status, head.to_ascii_lowercase(), body.to_string())
+}
+
+fn post(addr: SocketAddr, body: &Value) -> (u16, Value) {
+    let (status, _, text) = http(
+        addr,
+        "POST",
+        "/v1/search",
+        &["Content-Type: application/json"],
+        &body.to_string(),
+    );
+    (
+        status,
+        serde_json::from_str(&text).unwrap_or(Value::String(text)),
+    )
+}
+
+/// A server over `url` (native planner), tweaked by `f`.
+async fn start(url: &str, sim: Option<SimulateConfig>, f: impl FnOnce(&mut ServeConfig)) -> Server {
+    let host = HostConfigBuilder::new()
+        .with_url(url)
+        .with_planner(PlannerKind::Native)
+        .with_io_slots(16)
+        .with_simulate(sim)
+        .build()
+        .unwrap();
+    let opener = Opener {
+        loc: store::open_existing(url).unwrap(),
+        host,
+        preload: false,
+        read: ReadConfig::default(),
+        surrogate_fixed: false,
+    };
+    let mut cfg = ServeConfig::new(opener);
+    cfg.watch_interval = None;
+    f(&mut cfg);
+    Server::start(cfg).await.unwrap()
+}
+
+async fn stop(server: Server) {
+    server.shutdown();
+    tokio::time::timeout(Duration::from_secs(30), server.wait())
+        .await
+        .expect("the server stops within its grace period");
+}
+
+/// `dim` values of query `i` of the fixture as JSON.
+fn query(f: &common::Fixture, i: usize) -> Vec<f32> {
+    f.queries[i * f.dim..(i + 1) * f.dim].to_vec()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn answers_equal_the_searchers_for_every_method_single_and_batched() {
+    let f = fixture(None);
+    let url = "memory://serve-answers";
+    let loc = store::open(url).unwrap();
+    let order: Vec<u32> = (0..f.trained.nlist() as u32).collect();
+    write(&f, &loc, &order, "identity").await;
+    let server = start(url, None, |_| {}).await;
+    let addr = server.local_addr();
+    let searcher = Searcher::new(
+        Arc::new(Index::open(loc).await.unwrap()),
+        8,
+        0,
+        native_factory(),
+    )
+    .unwrap();
+    for method in [
+        "warp",
+        "separate",
+        "lance_rule",
+        "object_store_rule",
+        "coalesce:4096",
+        "min_w",
+    ] {
+        let params = SearchParams {
+            nprobe: 6,
+            k: 7,
+            method: parse_policy(method).unwrap(),
+            ..SearchParams::default()
+        };
+        let mut batch = Vec::new();
+        for i in 0..4 {
+            let want: Vec<Value> = searcher
+                .search(&query(&f, i), &params)
+                .await
+                .unwrap()
+                .neighbors
+                .iter()
+                .map(|n| json!({"id": n.id, "distance": n.distance}))
+                .collect();
+            let v = tokio::task::spawn_blocking({
+                let q = query(&f, i);
+                move || {
+                    post(
+                        addr,
+                        &json!({"vector": q, "k": 7, "nprobe": 6, "method": method}),
+                    )
+                }
+            })
+            .await
+            .unwrap();
+            assert_eq!(v.0, 200, "{method}: {}", v.1);
+            assert_eq!(
+                v.1["neighbors"],
+                Value::Array(want.clone()),
+                "{method} query {i}"
+            );
+            // Every probed list came from a GET or the server's cache.
+            let stats = &v.1["stats"];
+            assert_eq!(stats["probes"], json!(6), "{}", v.1);
+            assert!(
+                stats["gets"].as_u64().unwrap() >= 1 || stats["cache_hits"] == json!(6),
+                "{}",
+                v.1
+            );
+            assert_eq!(v.1["generation"], json!(server.generation().build_id()));
+            batch.push(want);
+        }
+        let queries: Vec<Vec<f32>> = (0..4).map(|i| query(&f, i)).collect();
+        let (status, v) = tokio::task::spawn_blocking(move || {
+            post(
+                addr,
+                &json!({"vectors": queries, "k": 7, "nprobe": 6, "method": method}),
+            )
+        })
+        .await
+        .unwrap();
+        assert_eq!(status, 200, "{v}");
+        let results = v["results"].as_array().unwrap();
+        for (i, r) in results.iter().enumerate() {
+            assert_eq!(
+                r["neighbors"],
+                Value::Array(batch[i].clone()),
+                "{method} batch {i}"
+            );
+            assert_eq!(r["query"], json!(i));
+        }
+    }
+    let (status, _, body) =
+        tokio::task::spawn_blocking(move || http(addr, "GET", "/v1/index", &[], ""))
+            .await
+            .unwrap();
+    let v: Value = serde_json::from_str(&body).unwrap();
+    assert_eq!(status, 200);
+    assert_eq!(
+        (v["dim"].clone(), v["nlist"].clone(), v["kind"].clone()),
+        (json!(16), json!(32), json!("ivf_flat"))
+    );
+    for path in ["/healthz", "/readyz"] {
+        let (status, _, _) = tokio::task::spawn_blocking(move || http(addr, "GET", path, &[], ""))
+            .await
+            .unwrap();
+        assert_eq!(status, 200, "{path}");
+    }
+    let (status, head, metrics) =
+        tokio::task::spawn_blocking(move || http(addr, "GET", "/metrics", &[], ""))
+            .await
+            .unwrap();
+    assert_eq!(status, 200);
+    assert!(head.contains("openmetrics"), "{head}");
+    for name in [
+        "warp_http_requests_total{route=\"/v1/search\",status=\"200\"}",
+        "warp_http_request_duration_seconds_bucket",
+        "warp_queries_total{outcome=\"ok\"}",
+        "warp_queries_in_flight",
+        "warp_store_gets_total",
+        "warp_store_bytes_total",
+        "warp_store_overfetch_bytes_total",
+        "warp_store_hedges_total",
+        "warp_store_hedges_won_total",
+        "warp_store_stalls_total",
+        "warp_store_deadline_misses_total",
+        "warp_cache_hits_total",
+        "warp_cache_lookups_total",
+        "warp_plan_duration_seconds_bucket",
+        "warp_link_capacity_mib_per_second",
+        "warp_link_pressure",
+        "warp_index_generation_info{generation=",
+    ] {
+        assert!(
+            metrics.contains(name),
+            "{name} missing from /metrics:\n{metrics}"
+        );
+    }
+    // The API document served is the one checked in, and names every route.
+    let (status, _, doc) =
+        tokio::task::spawn_blocking(move || http(addr, "GET", "/openapi.json", &[], ""))
+            .await
+            .unwrap();
+    assert_eq!(status, 200);
+    assert_eq!(doc, warp_host::serve::OPENAPI);
+    let doc: Value = serde_json::from_str(&doc).unwrap();
+    let paths: Vec<&String> = doc["paths"].as_object().unwrap().keys().collect();
+    for p in [
+        "/v1/search",
+        "/v1/index",
+        "/healthz",
+        "/readyz",
+        "/metrics",
+        "/openapi.json",
+    ] {
+        assert!(
+            paths.iter().any(|q| q.as_str() == p),
+            "{p} not in the OpenAPI document"
+        );
+    }
+    stop(server).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn bad_requests_are_4xx_naming_the_field_never_5xx() {
+    let f = fixture(None);
+    let url = "memory://serve-bad";
+    let loc = store::open(url).unwrap();
+    let order: Vec<u32> = (0..f.trained.nlist() as u32).collect();
+    write(&f, &loc, &order, "identity").await;
+    let server = start(url, None, |c| c.bounds.max_body_bytes = 64 << 10).await;
+    let addr = server.local_addr();
+    let q = query(&f, 0);
+    let cases = vec![
+        (json!({"vector": [1.0, 2.0]}), "vector"),
+        (json!({"vector": q, "k": 0}), "k"),
+        (json!({"vector": q, "nprobe": 100000}), "nprobe"),
+        (json!({"vector": q, "method": "fastest"}), "method"),
+        (
+            json!({"vector": q, "deadline_ms": 10_000_000}),
+            "deadline_ms",
+        ),
+        (json!({"vector": q, "extra": true}), "extra"),
+        (json!({"vectors": []}), "vectors"),
+    ];
+    tokio::task::spawn_blocking(move || {
+        for (body, field) in cases {
+            let (status, v) = post(addr, &body);
+            assert_eq!(status, 400, "{body}: {v}");
+            assert_eq!(v["field"], json!(field), "{body}: {v}");
+            assert!(!v["error"].as_str().unwrap().contains('\n'));
+        }
+        let (status, _, body) = http(addr, "POST", "/v1/search", &[], "{not json");
+        assert_eq!(status, 400, "{body}");
+        let big = format!("{{\"vector\": [{}]}}", vec!["1.0"; 40_000].join(","));
+        let (status, _, body) = http(addr, "POST", "/v1/search", &[], &big);
+        assert_eq!(status, 413, "{body}");
+        let (status, _, body) = http(addr, "GET", "/v2/nothing", &[], "");
+        assert_eq!(status, 404, "{body}");
+        assert!(body.contains("openapi"), "{body}");
+        let (status, _, _) = http(addr, "GET", "/v1/search", &[], "");
+        assert_eq!(status, 405);
+    })
+    .await
+    .unwrap();
+    stop(server).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn overload_is_refused_with_503_and_retry_after() {
+    let f = fixture(None);
+    let url = "memory://serve-overload";
+    let loc = store::open(url).unwrap();
+    let order: Vec<u32> = (0..f.trained.nlist() as u32).collect();
+    write(&f, &loc, &order, "identity").await;
+    // Every GET takes 300 ms; one query at a time, one waiting at most.
+    let sim = SimulateConfig {
+        first_byte_ms: 300.0,
+        per_mib_ms: 0.0,
+        tail_probability: 0.0,
+        first_byte_sigma: 0.0,
+        ..SimulateConfig::s3()
+    };
+    let server = start(url, Some(sim), |c| {
+        c.max_in_flight = 1;
+        c.max_queue = 1;
+        c.queue_wait = Duration::from_secs(20);
+    })
+    .await;
+    let addr = server.local_addr();
+    let q = query(&f, 1);
+    let statuses: Vec<(u16, String)> = tokio::task::spawn_blocking(move || {
+        let handles: Vec<_> = (0..6)
+            .map(|_| {
+                let q = q.clone();
+                std::thread::spawn(move || {
+                    let (status, head, _) = http(
+                        addr,
+                        "POST",
+                        "/v1/search",
+                        &[],
+                        &json!({"vector": q, "nprobe": 4}).to_string(),
+                    );
+                    (status, head)
+                })
+            })
+            .collect();
+        handles.into_iter().map(|h| h.join().unwrap()).collect()
+    })
+    .await
+    .unwrap();
+    let ok = statuses.iter().filter(|s| s.0 == 200).count();
+    let busy: Vec<_> = statuses.iter().filter(|s| s.0 == 503).collect();
+    assert_eq!(ok + busy.len(), 6, "{statuses:?}");
+    assert!(ok >= 2 && !busy.is_empty(), "{statuses:?}");
+    assert!(
+        busy.iter().all(|s| s.1.contains("retry-after: 1")),
+        "{busy:?}"
+    );
+    stop(server).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_slow_client_is_cut_off_and_the_token_is_required() {
+    let f = fixture(None);
+    let url = "memory://serve-slow";
+    let loc = store::open(url).unwrap();
+    let order: Vec<u32> = (0..f.trained.nlist() as u32).collect();
+    write(&f, &loc, &order, "identity").await;
+    let token = "t0ken-for-the-serve-test-0123";
+    let server = start(url, None, |c| {
+        c.header_timeout = Duration::from_millis(300);
+        c.body_timeout = Duration::from_millis(300);
+        c.access = Access::Token(token.as_bytes().to_vec());
+    })
+    .await;
+    let addr = server.local_addr();
+    let q = query(&f, 2);
+    tokio::task::spawn_blocking(move || {
+        // Headers never finished: the server closes the connection.
+        let mut s = TcpStream::connect(addr).unwrap();
+        s.set_read_timeout(Some(Duration::from_secs(20))).unwrap();
+        s.write_all(b"POST /v1/search HTTP/1.1\r\nHost: x\r\n").unwrap();
+        let started = std::time::Instant::now();
+        let mut buf = Vec::new();
+        let _ = s.read_to_end(&mut buf);
+        assert!(started.elapsed() < Duration::from_secs(15), "held for {:?}", started.elapsed());
+        // A body that never arrives: 408.
+        let mut s = TcpStream::connect(addr).unwrap();
+        s.set_read_timeout(Some(Duration::from_secs(20))).unwrap();
+        s.write_all(
+            format!("POST /v1/search HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer {token}\r\nContent-Length: 100\r\n\r\n{{").as_bytes(),
+        )
+        .unwrap();
+        let mut buf = Vec::new();
+        let _ = s.read_to_end(&mut buf);
+        let text = String::from_utf8_lossy(&buf);
+        assert!(text.starts_with("HTTP/1.1 408"), "{text}");
+        // The token.
+        let body = json!({"vector": q}).to_string();
+        let (status, head, text) = http(addr, "POST", "/v1/search", &[], &body);
+        assert_eq!(status, 401, "{text}");
+        assert!(head.contains("www-authenticate: bearer"), "{head}");
+        assert!(!text.contains(token));
+        let wrong = "Authorization: Bearer t0ken-for-the-serve-test-0124";
+        assert_eq!(http(addr, "POST", "/v1/search", &[wrong], &body).0, 401);
+        let right = format!("Authorization: Bearer {token}");
+        let (status, _, text) = http(addr, "POST", "/v1/search", &[&right], &body);
+        assert_eq!(status, 200, "{text}");
+        // Probes need no token; metrics do.
+        assert_eq!(http(addr, "GET", "/healthz", &[], "").0, 200);
+        assert_eq!(http(addr, "GET", "/metrics", &[], "").0, 401);
+        let (_, _, metrics) = http(addr, "GET", "/metrics", &[&right], "");
+        assert!(!metrics.contains(token));
+    })
+    .await
+    .unwrap();
+    stop(server).await;
+}
+
+/// Issue 19, hot swap: two replicas over one index on local files, queries
+/// running in a loop, the index rebuilt in place twice; every query
+/// answers 200 with the same neighbours (the data did not change, only the
+/// layout and generation), each from one generation, and both replicas end
+/// on the newest one.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn two_replicas_pick_up_rebuilds_under_load_without_a_failed_query() {
+    let f = fixture(None);
+    let dir = std::env::temp_dir().join(format!("warp-serve-swap-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    let url = dir.to_str().unwrap().to_string();
+    let loc = store::open(&url).unwrap();
+    let order: Vec<u32> = (0..f.trained.nlist() as u32).collect();
+    let reversed: Vec<u32> = order.iter().rev().copied().collect();
+    write(&f, &loc, &order, "identity").await;
+    let tweak = |c: &mut ServeConfig| c.watch_interval = Some(Duration::from_millis(50));
+    let a = start(&url, None, tweak).await;
+    let b = start(&url, None, tweak).await;
+    let first = a.generation().build_id().to_string();
+    assert_eq!(b.generation().build_id(), first);
+    let addrs = [a.local_addr(), b.local_addr()];
+    let q = query(&f, 3);
+    let want = post(addrs[0], &json!({"vector": q.clone()})).1["neighbors"].clone();
+    let stop_flag = Arc::new(AtomicBool::new(false));
+    let answered = Arc::new(AtomicUsize::new(0));
+    let load = {
+        let (stop_flag, answered, want) =
+            (Arc::clone(&stop_flag), Arc::clone(&answered), want.clone());
+        std::thread::spawn(move || {
+            let mut seen = std::collections::BTreeSet::new();
+            while !stop_flag.load(Ordering::Acquire) {
+                for addr in addrs {
+                    let (status, v) = post(addr, &json!({"vector": q.clone()}));
+                    assert_eq!(status, 200, "a query failed during a swap: {v}");
+                    assert_eq!(v["neighbors"], want);
+                    seen.insert(v["generation"].as_str().unwrap().to_string());
+                    answered.fetch_add(1, Ordering::Relaxed);
+                }
+            }
+            seen
+        })
+    };
+    let mut ids = vec![first];
+    for layout in [&reversed, &order] {
+        tokio::time::sleep(Duration::from_millis(200)).await;
+        write(&f, &loc, layout, "rebuild").await;
+        let newest = Index::open(loc.clone())
+            .await
+            .unwrap()
+            .manifest
+            .build_id
+            .clone();
+        ids.push(newest.clone());
+        // Both replicas switch within a few watch intervals.
+        for server in [&a, &b] {
+            let mut waited = Duration::ZERO;
+            while server.generation().build_id() != newest {
+                assert!(
+                    waited < Duration::from_secs(20),
+                    "a replica did not pick up {newest}"
+                );
+                tokio::time::sleep(Duration::from_millis(25)).await;
+                waited += Duration::from_millis(25);
+            }
+        }
+    }
+    tokio::time::sleep(Duration::from_millis(200)).await;
+    stop_flag.store(true, Ordering::Release);
+    let seen = tokio::task::spawn_blocking(move || load.join().unwrap())
+        .await
+        .unwrap();
+    assert!(answered.load(Ordering::Relaxed) > 10);
+    assert!(
+        seen.iter().all(|g| ids.contains(g)),
+        "{seen:?} not in {ids:?}"
+    );
+    assert!(seen.contains(ids.last().unwrap()), "{seen:?}");
+    stop(a).await;
+    stop(b).await;
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_stop_drains_the_request_in_flight() {
+    let f = fixture(None);
+    let url = "memory://serve-drain";
+    let loc = store::open(url).unwrap();
+    let order: Vec<u32> = (0..f.trained.nlist() as u32).collect();
+    write(&f, &loc, &order, "identity").await;
+    let sim = SimulateConfig {
+        first_byte_ms: 400.0,
+        per_mib_ms: 0.0,
+        tail_probability: 0.0,
+        first_byte_sigma: 0.0,
+        ..SimulateConfig::s3()
+    };
+    let server = start(url, Some(sim), |_| {}).await;
+    let addr = server.local_addr();
+    let q = query(&f, 4);
+    let slow = std::thread::spawn(move || post(addr, &json!({"vector": q, "nprobe": 2})));
+    tokio::time::sleep(Duration::from_millis(150)).await;
+    server.shutdown();
+    tokio::time::timeout(Duration::from_secs(30), server.wait())
+        .await
+        .unwrap();
+    let (status, v) = tokio::task::spawn_blocking(move || slow.join().unwrap())
+        .await
+        .unwrap();
+    assert_eq!(status, 200, "the request in flight was cut off: {v}");
+    assert!(
+        TcpStream::connect(addr).is_err(),
+        "still accepting after the drain"
+    );
+}
