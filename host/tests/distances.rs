@@ -273,4 +273,3 @@ fn builds_refuse_base_values_beyond_the_f32_training_bound() {
         "{e}"
     );
 }
-

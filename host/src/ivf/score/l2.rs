@@ -20,10 +20,15 @@
 //! - `B` is [`sq_dist`] against `r` (`r_i = q_i` near, `0` far): relative
 //!   error below `γ_{⌈d/8⌉+5}` (`3·10⁻¹⁵` at `d = 128`).
 //! - `A`: each product of two `f32` values is exact in `f64`; with one far
-//!   coordinate (the usual case) `A` is exact, with `|F|` of them its error is
-//!   at most `γ_{|F|−1}·Σ_{i∈F} |2q_i x_i|`.
-//! - The key keeps `A + B` exactly ([`Key::sum`]), so a huge `A` never
-//!   absorbs `B`: vectors with the same far components are ordered by `B`.
+//!   coordinate (the usual case) `A` is exact. With several, their products
+//!   are summed as a double-double ([`Key::plus`]): a far coordinate whose
+//!   products are tiny beside another's (`q = (10²⁰, 5·10⁻⁴¹, …)` over
+//!   subnormal data) still orders the vectors, where a plain `f64` sum
+//!   would drop it; the error is that of the double-double sum,
+//!   about `|F|·u²·Σ_{i∈F} |2q_i x_i|`.
+//! - The key keeps `A + B` ([`Key::plus`]; exactly when `|F| ≤ 1`), so a
+//!   huge `A` never absorbs `B`: vectors with the same far components are
+//!   ordered by `B`.
 //!
 //! Every term is finite for finite `f32` inputs (`|2q_i x_i| < 2.4·10⁷⁷`,
 //! `d·(2·f32::MAX)² < f64::MAX`), and subnormal inputs give normal `f64`
@@ -110,11 +115,11 @@ impl L2Query {
     #[inline]
     pub fn key(&self, x: &[f32]) -> Key {
         let b = sq_dist(x, &self.r);
-        let mut a = 0.0;
+        let mut a = Key::sum(0.0, 0.0);
         for &(i, m) in &self.far {
-            a += m * f64::from(x[i]);
+            a = a.plus(m * f64::from(x[i]));
         }
-        Key::sum(a, b)
+        a.plus(b)
     }
 
     /// The squared distance of a key: `fl(C + fl(A + B))`, at least 0.
@@ -169,11 +174,11 @@ impl L2Query {
         for (j, &c) in code.iter().enumerate() {
             b += table.near[j * KSUB + c as usize];
         }
-        let mut a = 0.0;
+        let mut a = Key::sum(0.0, 0.0);
         for (f, &j) in table.far_sub.iter().enumerate() {
-            a += table.far[f * KSUB + code[j] as usize];
+            a = a.plus(table.far[f * KSUB + code[j] as usize]);
         }
-        Key::sum(a, b)
+        a.plus(b)
     }
 }
 
