@@ -37,7 +37,8 @@ fn real_mini() -> (Vec<f32>, Vec<f32>, usize) {
 }
 
 /// Exact top-k ids, ties by id: by squared L2 (of integers: exact in
-/// `f64`), or by the largest inner product (cosine on the normalised base).
+/// `f64`), or by the largest inner product (cosine on the normalised base,
+/// dot).
 fn exact(base: &[f32], queries: &[f32], dim: usize, metric: Metric) -> Vec<Vec<u32>> {
     queries
         .chunks_exact(dim)
@@ -123,15 +124,25 @@ async fn ivf_flat_recall_on_the_real_mini_set_does_not_regress() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn cosine_recall_on_the_real_mini_set_does_not_regress() {
-    let params = IvfBuildParams {
-        metric: Metric::Cosine,
-        ..IvfBuildParams::default()
-    };
-    let got = mean_recall(params, "cosine").await;
-    eprintln!("cosine: mean recall@10 at nprobe {NPROBES:?}: {got:.4?}");
-    let floor = [0.0, 0.0, 0.0, 0.0];
-    for ((&nprobe, &r), &min) in NPROBES.iter().zip(&got).zip(&floor) {
-        assert!(r >= min, "nprobe {nprobe}: mean recall@10 {r:.4} < {min}");
+async fn cosine_and_dot_recall_on_the_real_mini_set_do_not_regress() {
+    // Measured: cosine 0.5276, 0.6896, 0.8319, 0.9295 (with 64 training
+    // points per centroid 0.5049, 0.6688, 0.8161, 0.9252); dot 0.5268,
+    // 0.6891, 0.8306, 0.9294.
+    for (metric, floor) in [
+        (Metric::Cosine, [0.517, 0.679, 0.821, 0.919]),
+        (Metric::Dot, [0.516, 0.679, 0.820, 0.919]),
+    ] {
+        let params = IvfBuildParams {
+            metric,
+            ..IvfBuildParams::default()
+        };
+        let got = mean_recall(params, metric.name()).await;
+        eprintln!("{metric}: mean recall@10 at nprobe {NPROBES:?}: {got:.4?}");
+        for ((&nprobe, &r), &min) in NPROBES.iter().zip(&got).zip(&floor) {
+            assert!(
+                r >= min,
+                "{metric}, nprobe {nprobe}: mean recall@10 {r:.4} < {min}"
+            );
+        }
     }
 }

@@ -16,6 +16,7 @@ use std::time::Duration;
 use common::{fixture, write};
 use serde_json::{Value, json};
 use warp_host::config::{HostConfigBuilder, PlannerKind};
+use warp_host::ivf::{self, IvfBuildParams, Metric, prepare_vectors};
 use warp_host::query::{Index, ReadConfig, SearchParams, Searcher, native_factory, parse_policy};
 use warp_host::serve::{Access, Opener, ServeConfig, Server};
 use warp_host::store::{self, SimulateConfig};
@@ -300,6 +301,84 @@ async fn bad_requests_are_4xx_naming_the_field_never_5xx() {
         assert!(body.contains("openapi"), "{body}");
         let (status, _, _) = http(addr, "GET", "/v1/search", &[], "");
         assert_eq!(status, 405);
+    })
+    .await
+    .unwrap();
+    stop(server).await;
+}
+
+/// A cosine index is served with each query normalised, as the searcher
+/// does it: a query and 4× it (a power of two: the same unit vector, bit for
+/// bit) get the searcher's answer, distances `1 − cos` in `[0, 2]`;
+/// `/v1/index` names the metric; an all-zero vector is a one-line 400.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_cosine_index_is_served_with_the_query_normalised() {
+    let mut f = fixture(None);
+    prepare_vectors(Metric::Cosine, &mut f.base, f.dim, "base").unwrap();
+    f.trained = ivf::train(
+        &f.base,
+        f.dim,
+        &IvfBuildParams {
+            nlist: 32,
+            niter: 5,
+            metric: Metric::Cosine,
+            ..IvfBuildParams::default()
+        },
+    )
+    .unwrap();
+    let url = "memory://serve-cosine";
+    let loc = store::open(url).unwrap();
+    let order: Vec<u32> = (0..f.trained.nlist() as u32).collect();
+    write(&f, &loc, &order, "identity").await;
+    let server = start(url, None, |_| {}).await;
+    let addr = server.local_addr();
+    let searcher = Searcher::new(
+        Arc::new(Index::open(loc).await.unwrap()),
+        8,
+        0,
+        native_factory(),
+    )
+    .unwrap();
+    let params = SearchParams {
+        nprobe: 6,
+        k: 7,
+        ..SearchParams::default()
+    };
+    let mut cases = Vec::new();
+    for i in 0..4 {
+        let q = query(&f, i);
+        let want: Vec<Value> = searcher
+            .search(&q, &params)
+            .await
+            .unwrap()
+            .neighbors
+            .iter()
+            .map(|n| json!({"id": n.id, "distance": n.distance}))
+            .collect();
+        assert_eq!(want.len(), 7);
+        cases.push((q, want));
+    }
+    tokio::task::spawn_blocking(move || {
+        for (i, (q, want)) in cases.into_iter().enumerate() {
+            let q4: Vec<f32> = q.iter().map(|x| x * 4.0).collect();
+            for v in [q, q4] {
+                let (status, got) = post(addr, &json!({"vector": v, "k": 7, "nprobe": 6}));
+                assert_eq!(status, 200, "{got}");
+                assert_eq!(got["neighbors"], Value::Array(want.clone()), "query {i}");
+            }
+            for n in &want {
+                let d = n["distance"].as_f64().unwrap();
+                assert!((0.0..=2.0).contains(&d), "query {i}: {d}");
+            }
+        }
+        let (status, _, body) = http(addr, "GET", "/v1/index", &[], "");
+        assert_eq!(status, 200, "{body}");
+        let v: Value = serde_json::from_str(&body).unwrap();
+        assert_eq!(v["metric"], json!("cosine"), "{v}");
+        let (status, v) = post(addr, &json!({"vector": vec![0.0f32; 16]}));
+        assert_eq!(status, 400, "{v}");
+        let e = v["error"].as_str().unwrap();
+        assert!(e.contains("all zeros") && !e.contains('\n'), "{e}");
     })
     .await
     .unwrap();

@@ -2,7 +2,7 @@
 //!
 //! Both rank a vector `x` by the key `−q'·x` (smaller is nearer), with
 //! `q' = q` for `dot` and `q' = q/‖q‖` for `cosine`, whose stored vectors
-//! the build normalised ([`crate::ivf::prepare_base`]). The reported
+//! the build normalised ([`crate::ivf::prepare_vectors`]). The reported
 //! distance is `−q·x` for `dot` (the negated inner product) and
 //! `1 − cos(q, x)` for `cosine` (in `[0, 2]`), both non-decreasing in the
 //! key.
