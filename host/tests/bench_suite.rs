@@ -266,7 +266,10 @@ async fn an_nprobe_sweep_gives_the_recall_cost_trade_off() {
     }
     // Each point of the first series is labelled with its nprobe.
     for n in [2, 4, 8, nlist] {
-        assert!(svg.contains(&format!("\n{n}\n</text>")), "recall.svg lacks label {n}");
+        assert!(
+            svg.contains(&format!("\n{n}\n</text>")),
+            "recall.svg lacks label {n}"
+        );
     }
     // The other charts are of the first nprobe, and say so.
     let qps = std::fs::read_to_string(&files[0]).unwrap();
@@ -466,4 +469,110 @@ fn bench_has_one_cache_flag_that_sweeps() {
     assert_eq!(help.matches("--cache-mib").count(), 1, "{help}");
     assert!(!help.contains("search-cache-mib"), "{help}");
     assert!(help.contains("--plot"), "{help}");
+}
+
+/// `--also-url`: the same build in a second layout runs every run again,
+/// answers identically (recall per nprobe equal across layouts), and the
+/// recall–cost chart has one line per policy and layout; another build (other
+/// centroids) or a layout already benchmarked is refused in one line.
+#[test]
+fn also_url_benchmarks_a_second_layout_of_the_same_build() {
+    let dir = std::env::temp_dir().join(format!("warp-bench-also-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    let url = |name: &str| dir.join(name).to_str().unwrap().to_string();
+    for (name, layout, seed) in [
+        ("id", "identity", "7"),
+        ("z", "pca_zorder", "7"),
+        ("other", "pca_zorder", "8"),
+    ] {
+        let (code, _, err) = warp(&[
+            "build",
+            "--url",
+            &url(name),
+            "--synthetic",
+            "3000",
+            "--synthetic-queries",
+            "20",
+            "--dim",
+            "16",
+            "--nlist",
+            "16",
+            "--niter",
+            "3",
+            "--seed",
+            seed,
+            "--layout",
+            layout,
+        ]);
+        assert_eq!(code, Some(0), "{err}");
+    }
+    let plot = dir.join("plot");
+    let (code, out, err) = warp(&[
+        "bench",
+        "--url",
+        &url("id"),
+        "--also-url",
+        &url("z"),
+        "--nprobe",
+        "2,16",
+        "--policies",
+        "warp,separate",
+        "--queries",
+        "20",
+        "--warmup",
+        "0",
+        "--native",
+        "--json",
+        "--plot",
+        plot.to_str().unwrap(),
+    ]);
+    assert_eq!(code, Some(0), "{err}");
+    let rows: Vec<serde_json::Value> = serde_json::from_str(&out).unwrap();
+    assert_eq!(rows.len(), 2 * 2 * 2, "{out}");
+    for nprobe in [2, 16] {
+        let at: Vec<&serde_json::Value> = rows.iter().filter(|r| r["nprobe"] == nprobe).collect();
+        let layouts: Vec<&str> = at.iter().map(|r| r["layout"].as_str().unwrap()).collect();
+        assert!(
+            layouts.contains(&"identity") && layouts.iter().any(|l| l.starts_with("pca_zorder")),
+            "{layouts:?}"
+        );
+        assert!(
+            at.iter()
+                .all(|r| r["recall_at_10"] == at[0]["recall_at_10"]),
+            "{at:?}"
+        );
+    }
+    let svg = std::fs::read_to_string(plot.join("recall.svg")).unwrap();
+    for series in [
+        "warp / identity",
+        "warp / pca_zorder",
+        "separate / pca_zorder",
+    ] {
+        assert!(svg.contains(series), "recall.svg lacks {series}");
+    }
+    for (also, what) in [
+        (url("other"), "centroids"),
+        (url("id"), "already benchmarked"),
+    ] {
+        let (code, out, err) = warp(&[
+            "bench",
+            "--url",
+            &url("id"),
+            "--also-url",
+            &also,
+            "--queries",
+            "5",
+            "--warmup",
+            "0",
+            "--native",
+        ]);
+        assert_eq!(code, Some(2), "{err}");
+        assert!(out.is_empty(), "{out}");
+        let line = err.trim_end();
+        assert!(
+            !line.contains('\n') && line.contains("--also-url") && line.contains(what),
+            "{line}"
+        );
+    }
+    let _ = std::fs::remove_dir_all(&dir);
 }

@@ -18,7 +18,9 @@ use crate::bench::{CacheSize, DEFAULT_MAX_ERROR_RATE, RunSpec, Suite, Target, Wo
 use crate::error::{Error, Result};
 use crate::ivf::Metric;
 use crate::output::Output;
-use crate::search::{backend_factory, open_searcher, runtime};
+use crate::query::Index;
+use crate::search::{backend_factory, open_searcher, open_searcher_at, runtime};
+use crate::store;
 
 /// Arguments of `warp bench`.
 #[derive(Debug, Args)]
@@ -35,6 +37,11 @@ pub struct BenchArgs {
     /// Index and search options.
     #[command(flatten)]
     pub search: SearchOpts,
+    /// Another layout of the same index (the same build laid out otherwise, e.g. by
+    /// `warp reorder`), repeatable (at most 8): every run is repeated on it, its rows name
+    /// its layout, and its answers must equal the main index's.
+    #[arg(long = "also-url", value_name = "URL")]
+    pub also_url: Vec<String>,
     /// Policies, comma-separated: separate, lance_rule, object_store_rule, coalesce:GAP, warp, …
     #[arg(long, default_value = "separate,lance_rule,object_store_rule,warp")]
     pub policies: String,
@@ -91,6 +98,45 @@ fn error_rate(s: &str) -> std::result::Result<f64, String> {
     }
 }
 
+/// Checks that `other` (an `--also-url` index) is `main` laid out otherwise:
+/// the same kind, metric, size and centroids (by CRC32C), so that it must
+/// answer every query as `main` does, and a layout none of `seen` has.
+///
+/// # Errors
+/// [`Error::Config`] on `--also-url` naming what differs.
+fn check_same_build(main: &Index, other: &Index, seen: &[Target]) -> Result<()> {
+    let (a, b) = (&main.manifest, &other.manifest);
+    let differs = if (a.kind, a.n, a.dim, a.nlist, a.pq_m) != (b.kind, b.n, b.dim, b.nlist, b.pq_m)
+    {
+        Some("its kind, size, dimension, nlist or pq_m")
+    } else if a.metric != b.metric {
+        Some("its metric")
+    } else if a.centroids.crc32c != b.centroids.crc32c {
+        Some("its centroids (another build: its answers may differ)")
+    } else {
+        None
+    };
+    let display = &other.location().display;
+    if let Some(what) = differs {
+        return Err(Error::config(
+            "--also-url",
+            display,
+            format!(
+                "{what} differ from the index at {}",
+                main.location().display
+            ),
+        ));
+    }
+    if seen.iter().any(|t| t.layout == b.reorder) {
+        return Err(Error::config(
+            "--also-url",
+            display,
+            format!("layout {} is already benchmarked", b.reorder),
+        ));
+    }
+    Ok(())
+}
+
 /// Runs `warp bench`.
 ///
 /// # Errors
@@ -113,20 +159,28 @@ pub fn execute(args: &BenchArgs) -> Result<()> {
         1,
         MAX_SWEEP,
     )?;
+    check_range(
+        "--also-url (number of indexes)",
+        args.also_url.len(),
+        0,
+        MAX_SWEEP,
+    )?;
     let cfg = args.search.config(Some(0))?;
     let mut runs: Vec<RunSpec> = Vec::new();
-    for &cache in &caches {
-        for &q in &qs {
-            for &nprobe in &nprobes {
-                for p in &policies {
-                    let mut params = args.search.params(&cfg, p, q)?;
-                    params.nprobe = nprobe;
-                    runs.push(RunSpec {
-                        target: 0,
-                        params,
-                        concurrency: q,
-                        cache,
-                    });
+    for target in 0..=args.also_url.len() {
+        for &cache in &caches {
+            for &q in &qs {
+                for &nprobe in &nprobes {
+                    for p in &policies {
+                        let mut params = args.search.params(&cfg, p, q)?;
+                        params.nprobe = nprobe;
+                        runs.push(RunSpec {
+                            target,
+                            params,
+                            concurrency: q,
+                            cache,
+                        });
+                    }
                 }
             }
         }
@@ -161,6 +215,22 @@ pub fn execute(args: &BenchArgs) -> Result<()> {
             Error::input("the index stores no queries (build it with --queries or synthetic data)")
         })?;
         let gt = index.groundtruth().await?;
+        let mut targets = vec![Target {
+            layout: m.reorder.clone(),
+            index: Arc::clone(&index),
+        }];
+        for url in &args.also_url {
+            let loc = store::open_existing(url)?;
+            let (other, _) =
+                open_searcher_at(loc, &cfg, args.search.preload, args.search.read_config()).await?;
+            let other = Arc::clone(other.index());
+            check_same_build(&index, &other, &targets)?;
+            targets.push(Target {
+                layout: other.manifest.reorder.clone(),
+                index: other,
+            });
+        }
+        let layouts: Vec<&str> = targets.iter().map(|t| t.layout.as_str()).collect();
         let sim = cfg.simulate.map_or_else(
             || format!("store {}", index.location().display),
             |s| {
@@ -179,13 +249,10 @@ pub fn execute(args: &BenchArgs) -> Result<()> {
             serde_json::to_value(m.kind)
                 .ok()
                 .and_then(|v| v.as_str().map(str::to_string))
-                .unwrap_or_default(), m.metric, m.nlist, args.nprobe_sweep, m.reorder, args.queries, args.warmup, sim
+                .unwrap_or_default(), m.metric, m.nlist, args.nprobe_sweep, layouts.join(", "), args.queries, args.warmup, sim
         );
         let suite = Suite {
-            targets: vec![Target {
-                layout: m.reorder.clone(),
-                index: Arc::clone(&index),
-            }],
+            targets,
             runs,
             workload: Workload {
                 queries: Arc::new(queries),
