@@ -20,7 +20,7 @@ use crate::config::HostConfigBuilder;
 use crate::dataset::{Dataset, DatasetSpec};
 use crate::error::Result;
 use crate::ivf::job::BuildJob;
-use crate::ivf::kmeans::{DEFAULT_MAX_POINTS_PER_CENTROID, DEFAULT_NITER};
+use crate::ivf::kmeans::{DEFAULT_MAX_POINTS_PER_CENTROID, DEFAULT_MAX_SAMPLE, DEFAULT_NITER};
 use crate::ivf::{Clustering, IvfBuildParams, LeaseParams, Metric};
 use crate::output::Output;
 use crate::search::runtime;
@@ -40,6 +40,9 @@ pub const MAX_NITER: u64 = 1000;
 pub const MAX_GT_K: u64 = 10_000;
 /// Largest `--max-points-per-centroid`.
 pub const MAX_POINTS_PER_CENTROID: u64 = 65_536;
+
+/// Largest `--max-train-points`.
+pub const MAX_SAMPLE: u64 = 1 << 24;
 
 /// Arguments of `warp build`.
 #[derive(Debug, Args)]
@@ -79,6 +82,10 @@ pub struct BuildArgs {
     /// the sample is at most nlist x this many base vectors.
     #[arg(long, default_value_t = DEFAULT_MAX_POINTS_PER_CENTROID, value_parser = RangedU64ValueParser::<usize>::new().range(1..=MAX_POINTS_PER_CENTROID))]
     pub max_points_per_centroid: usize,
+    /// And at most this many training vectors in all, 1..=16777216 (default 2^18: binds from
+    /// nlist 1024 on, where a bigger sample costs most and pays least).
+    #[arg(long, default_value_t = DEFAULT_MAX_SAMPLE, value_parser = RangedU64ValueParser::<usize>::new().range(1..=MAX_SAMPLE))]
+    pub max_train_points: usize,
     /// Metric: l2 (squared Euclidean), cosine (vectors normalised at build and query time),
     /// dot (inner product; the largest is nearest).
     #[arg(long, default_value = "l2", value_parser = Metric::parse)]
@@ -152,6 +159,7 @@ pub fn execute(args: &BuildArgs) -> Result<()> {
             pq_m: args.pq_m,
             niter: args.niter,
             max_points_per_centroid: args.max_points_per_centroid,
+            max_sample: args.max_train_points,
             clustering: args.clustering,
             metric: args.metric,
             seed: args.seed,

@@ -6,7 +6,9 @@ use rayon::prelude::*;
 
 use super::claim::{BuildLease, LeaseParams};
 use super::distance::nearest_by;
-use super::kmeans::{self, DEFAULT_MAX_POINTS_PER_CENTROID, DEFAULT_NITER, KMeansParams};
+use super::kmeans::{
+    self, DEFAULT_MAX_POINTS_PER_CENTROID, DEFAULT_MAX_SAMPLE, DEFAULT_NITER, KMeansParams,
+};
 use super::manifest::{
     FORMAT_VERSION, IndexKind, ListEntry, MANIFEST, Manifest, OBJECT_ROLES, ObjectRef,
 };
@@ -71,6 +73,9 @@ pub struct IvfBuildParams {
     /// Training sample per centroid. Default
     /// [`DEFAULT_MAX_POINTS_PER_CENTROID`] (256, faiss's).
     pub max_points_per_centroid: usize,
+    /// Bound on the whole training sample, rows. Default
+    /// [`DEFAULT_MAX_SAMPLE`] (2¹⁸).
+    pub max_sample: usize,
     /// Plain or spherical k-means. Default [`Clustering::Auto`].
     pub clustering: Clustering,
     /// The metric the index ranks by. Default [`Metric::L2`].
@@ -86,6 +91,7 @@ impl Default for IvfBuildParams {
             pq_m: None,
             niter: DEFAULT_NITER,
             max_points_per_centroid: DEFAULT_MAX_POINTS_PER_CENTROID,
+            max_sample: DEFAULT_MAX_SAMPLE,
             clustering: Clustering::Auto,
             metric: Metric::L2,
             seed: 42,
@@ -211,6 +217,7 @@ pub fn train(base: &[f32], dim: usize, params: &IvfBuildParams) -> Result<Traine
     let kp = KMeansParams {
         niter: params.niter,
         max_points_per_centroid: params.max_points_per_centroid,
+        max_sample: params.max_sample,
         spherical,
         ..KMeansParams::new(params.nlist, params.seed)
     };
