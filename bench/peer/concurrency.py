@@ -114,7 +114,7 @@ def warp_cells(a, kind: str, nprobe: int, mode: str, run_no: int) -> dict[int, d
     admin(a.endpoint, "POST", f"mark?label={label}")
     cmd = [a.warp, "bench", "--url", f"{a.prefix}/warp-{kind}", "--nprobe", str(nprobe), "--k", str(a.k),
            "--policies", "warp", "--concurrency", ",".join(map(str, a.concurrency)), "--queries", str(a.queries),
-           "--warmup", str(a.warmup), "--repeat", "1", "--cache-sweep", "0" if mode == "cold" else "all",
+           "--warmup", str(a.warmup), "--repeat", "1", "--cache-mib", "0" if mode == "cold" else "all",
            "--native", "--json"]
     if kind == "pq":
         cmd += ["--rerank", str(a.rerank)]

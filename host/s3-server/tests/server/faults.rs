@@ -31,9 +31,11 @@ async fn run(srv: &warp_s3_server::RunningServer, body: &[u8]) -> Vec<String> {
             }
             Err(e) => {
                 let e = e.to_string();
-                if e.contains("503") || e.contains("SlowDown") {
+                // By the status line, not a bare "503": a message may
+                // name a byte range such as 2503-3502.
+                if e.contains("503 Service Unavailable") || e.contains("SlowDown") {
                     "503".into()
-                } else if e.contains("500") || e.contains("InternalError") {
+                } else if e.contains("500 Internal Server Error") || e.contains("InternalError") {
                     "500".into()
                 } else if e.contains("Requested") {
                     "wrong range".into()
