@@ -14,6 +14,16 @@
       dataset open). Prints one JSON line per query: ids and seconds (open
       included for the first).
 
+  lance_peer.py bench --uri s3://B/P/flat.lance --queries q.fvecs --nprobe P
+      --concurrency Q --warmup W --count N [--cold] [--refine R] --meter URL --label L
+      the closed-loop load of `warp bench`: Q threads share one opened
+      dataset and answer queries 0..W-1 (warm-up, not measured), then
+      W..W+N-1 (cycling through the query file); a meter window `L` (warp-s3's
+      /__warp/mark) holds exactly the measured queries, `L:end` follows them.
+      --cold opens the dataset with no index cache (every query loads its
+      partitions from the store). Prints one JSON object: wall seconds, QPS,
+      per-query latencies and the ids answered per query.
+
 The S3 endpoint and keys come from AWS_ENDPOINT_URL, AWS_ACCESS_KEY_ID,
 AWS_SECRET_ACCESS_KEY and AWS_REGION (plain http is allowed for loopback only).
 """
@@ -105,6 +115,46 @@ def query(args: argparse.Namespace) -> None:
         print(json.dumps({"query": i, "ids": r.column("id").to_pylist(), "seconds": dt}), flush=True)
 
 
+def warp_mark(meter: str, label: str) -> None:
+    req = urllib.request.Request(f"{meter}/__warp/mark?label={quote(label)}", method="POST", data=b"")
+    with urllib.request.urlopen(req, timeout=10) as r:
+        r.read()
+
+
+def bench(args: argparse.Namespace) -> None:
+    import lance
+    from concurrent.futures import ThreadPoolExecutor
+
+    q = read_vecs(args.queries, np.float32)
+    so = storage_options()
+    kw = {"index_cache_size_bytes": 0} if args.cold else {}
+    ds = lance.dataset(args.uri, storage_options=so, **kw)
+
+    def one(i: int):
+        nearest = {"column": "vector", "q": q[i % len(q)], "k": args.k, "nprobes": args.nprobe}
+        if args.refine:
+            nearest["refine_factor"] = args.refine
+        t0 = time.perf_counter()
+        r = ds.to_table(nearest=nearest, columns=["id"])
+        return i, r.column("id").to_pylist(), time.perf_counter() - t0
+
+    with ThreadPoolExecutor(max_workers=args.concurrency) as pool:
+        # pool.map keeps Q queries in flight: each thread takes the next query
+        # as its previous one returns (a closed loop, as `warp bench`).
+        list(pool.map(one, range(args.warmup)))
+        warp_mark(args.meter, args.label)
+        t0 = time.perf_counter()
+        done = list(pool.map(one, range(args.warmup, args.warmup + args.count)))
+        wall = time.perf_counter() - t0
+        warp_mark(args.meter, f"{args.label}:end")
+    print(json.dumps({
+        "wall_s": wall,
+        "qps": args.count / wall,
+        "latencies_s": [d for _, _, d in done],
+        "answers": [[i % len(q), ids] for i, ids, _ in done],
+    }))
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     sub = ap.add_subparsers(dest="cmd", required=True)
@@ -123,8 +173,25 @@ def main() -> None:
     qp.add_argument("--refine", type=int, default=0, help="Lance refine_factor (exact re-rank of k*R candidates)")
     qp.add_argument("--proxy", required=True)
     qp.add_argument("--label", default="lance")
+    bp = sub.add_parser("bench")
+    bp.add_argument("--uri", required=True)
+    bp.add_argument("--queries", required=True)
+    bp.add_argument("--nprobe", type=int, required=True)
+    bp.add_argument("--k", type=int, default=10)
+    bp.add_argument("--refine", type=int, default=0)
+    bp.add_argument("--concurrency", type=int, required=True)
+    bp.add_argument("--warmup", type=int, default=200)
+    bp.add_argument("--count", type=int, required=True)
+    bp.add_argument("--cold", action="store_true")
+    bp.add_argument("--meter", required=True, help="warp-s3 base URL (its /__warp/ admin API)")
+    bp.add_argument("--label", required=True)
     args = ap.parse_args()
-    if args.cmd == "write":
+    if args.cmd == "bench":
+        if not (1 <= args.nprobe <= 65536 and 1 <= args.k <= 10000 and 0 <= args.refine <= 100
+                and 1 <= args.concurrency <= 1024 and 0 <= args.warmup <= 100_000 and 1 <= args.count <= 100_000):
+            sys.exit("lance_peer: --nprobe 1..65536, --k 1..10000, --refine 0..100, --concurrency 1..1024, --warmup 0..100000, --count 1..100000")
+        bench(args)
+    elif args.cmd == "write":
         if not (1 <= args.nlist <= 65536):
             sys.exit("lance_peer: --nlist must be in 1..65536")
         write(args)

@@ -451,7 +451,14 @@ class Proxy:
                 else:
                     rec["fault"] = None
                     self.meter.faults[fault] -= 1
-            out_hdrs.append(("Content-Length", str(len(body))))
+            if method == "HEAD":
+                # No body, but the length of the object the GET would send
+                # (a client checks an upload's size with HEAD).
+                cl = header(rhdrs, "content-length")
+                if cl is not None:
+                    out_hdrs.append(("Content-Length", cl))
+            else:
+                out_hdrs.append(("Content-Length", str(len(body))))
             writer.write((status_line + "\r\n" + "".join(f"{k}: {v}\r\n" for k, v in out_hdrs) + "\r\n").encode("latin-1"))
             if fault == "truncate" and len(body) > 1:
                 writer.write(body[: len(body) // 2])

@@ -3,7 +3,8 @@
 waves against their definition, deterministic fault draws, settings bounds,
 loopback-only addresses — and one exchange on 127.0.0.1: a client connection
 kept alive after an injected 503 is answered again although the upstream
-announces `Connection: close` after every response (as moto's werkzeug does).
+announces `Connection: close` after every response (as moto's werkzeug does),
+and a HEAD answer keeps the object's Content-Length.
 Standard library only; every socket has a timeout and the servers stop."""
 
 import argparse
@@ -93,6 +94,12 @@ def keep_alive_after_503() -> None:
         conn.request("GET", "/b/k", headers={"Range": "bytes=0-9"})
         r = conn.getresponse()
         assert (r.status, r.read()) == (206, b"0123456789"), r.status
+        conn.close()
+        # A HEAD keeps the object's length (a build checks its uploads so).
+        conn = http.client.HTTPConnection("127.0.0.1", port, timeout=5)
+        conn.request("HEAD", "/b/k")
+        r = conn.getresponse()
+        assert (r.status, r.getheader("Content-Length"), r.read()) == (206, "10", b""), r.getheaders()
         conn.close()
     finally:
         stop.set()

@@ -1,0 +1,59 @@
+#!/usr/bin/env bash
+# Real Lance against warp under concurrent queries at equal recall, both on one
+# warp-s3 server (one latency model, one meter): starts warp-s3 on 127.0.0.1,
+# runs bench/peer/concurrency.py (its docstring has the protocol), stops it.
+#
+#   bench/peer/concurrency.sh --data DIR --name NAME --nlist N [--pq-m M] [concurrency.py flags…]
+#   bench/peer/concurrency.sh --synthetic N --dim D --name NAME --nlist … (vectors of `warp build --synthetic`)
+#
+# Latency model flags go to warp-s3 after `--`: e.g. `-- --first-byte-ms 25 --per-mib-ms 5
+# --link-mib-s 1024` (default: its `s3` profile). Environment: WARP and WARP_S3 (the
+# executables; default: scripts/artifact), WARP_PEER_VENV (default
+# $HOME/.cache/warp/peer-venv, made by scripts/setup.d/70-peer), PEER_OUT (a directory for
+# the JSON rows and SVG charts; default: none). The server stops on exit.
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+venv="${WARP_PEER_VENV:-$HOME/.cache/warp/peer-venv}"
+py="$venv/bin/python"
+[ -x "$py" ] || { echo "concurrency.sh: no venv at $venv (run scripts/setup.d/70-peer)" >&2; exit 2; }
+warp="${WARP:-$(scripts/artifact warp bin)}"
+warp_s3="${WARP_S3:-$(scripts/artifact warp-s3 bin)}"
+data= synthetic= dim=128 name=
+pass=() server=()
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --data) data="$2"; shift 2 ;;
+    --synthetic) synthetic="$2"; shift 2 ;;
+    --dim) dim="$2"; shift 2 ;;
+    --name) name="$2"; pass+=(--name "$2"); shift 2 ;;
+    --) shift; server=("$@"); break ;;
+    *) pass+=("$1"); shift ;;
+  esac
+done
+[ -n "$name" ] || { echo "concurrency.sh: --name is required" >&2; exit 2; }
+work="$(mktemp -d)"
+pid=
+cleanup() {
+  [ -z "$pid" ] || { kill "$pid" 2>/dev/null || true; wait "$pid" 2>/dev/null || true; }
+  rm -rf "$work"
+}
+trap cleanup EXIT
+if [ -n "$synthetic" ]; then
+  [ -z "$data" ] || { echo "concurrency.sh: --data and --synthetic exclude each other" >&2; exit 2; }
+  nq=1000; [ "$synthetic" -lt 20000 ] && nq=200
+  "$warp" build --url "$work/syn-index" --synthetic "$synthetic" --synthetic-queries "$nq" --dim "$dim" \
+    --nlist 16 --niter 1 --reorder identity >/dev/null
+  "$py" bench/peer/export_index.py "$work/syn-index" "$work/syn" >&2
+  data="$work/syn"
+fi
+[ -n "$data" ] || { echo "concurrency.sh: give --data DIR or --synthetic N" >&2; exit 2; }
+"$warp_s3" --bind 127.0.0.1:0 --port-file "$work/port" --access-key test --secret-key test \
+  --bucket peer-bench --max-seconds 14400 "${server[@]}" >"$work/s3.log" 2>&1 &
+pid=$!
+for _ in $(seq 1 100); do [ -s "$work/port" ] && break; sleep 0.1; done
+[ -s "$work/port" ] || { echo "concurrency.sh: warp-s3 did not start: $(cat "$work/s3.log")" >&2; exit 1; }
+endpoint="http://127.0.0.1:$(cat "$work/port")"
+export AWS_ENDPOINT_URL="$endpoint" AWS_ACCESS_KEY_ID=test AWS_SECRET_ACCESS_KEY=test AWS_REGION=us-east-1
+out=()
+[ -n "${PEER_OUT:-}" ] && mkdir -p "$PEER_OUT" && out=(--json-out "$PEER_OUT/$name-concurrency.json" --svg-dir "$PEER_OUT")
+"$py" bench/peer/concurrency.py --data "$data" --endpoint "$endpoint" --bucket peer-bench --warp "$warp" "${pass[@]}" "${out[@]}"

@@ -1,0 +1,58 @@
+//! What the S3 handlers tell the HTTP layer about one request: the fault
+//! injected and whether the connection is to be reset.
+
+use std::sync::Arc;
+use std::sync::Mutex;
+use std::sync::atomic::{AtomicBool, Ordering};
+
+use crate::faults::Fault;
+
+/// Shared between the HTTP layer (which records the request and owns the
+/// socket) and the S3 handler (which draws the fault); reaches the handler
+/// through the request's extensions.
+#[derive(Debug)]
+pub struct RequestContext {
+    /// Set: the connection closes with a TCP RST.
+    conn_reset: Arc<AtomicBool>,
+    /// Set: no response is sent at all.
+    no_response: AtomicBool,
+    fault: Mutex<Option<Fault>>,
+}
+
+impl RequestContext {
+    /// A context for a request on the connection whose reset flag is
+    /// `conn_reset`.
+    pub fn new(conn_reset: Arc<AtomicBool>) -> Self {
+        Self {
+            conn_reset,
+            no_response: AtomicBool::new(false),
+            fault: Mutex::new(None),
+        }
+    }
+
+    /// Records the fault injected.
+    pub fn set_fault(&self, fault: Option<Fault>) {
+        *self.fault.lock().unwrap_or_else(|e| e.into_inner()) = fault;
+    }
+
+    /// The fault injected, if any.
+    pub fn fault(&self) -> Option<Fault> {
+        *self.fault.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// The connection will end with a TCP RST (after what was sent).
+    pub fn reset_connection(&self) {
+        self.conn_reset.store(true, Ordering::Relaxed);
+    }
+
+    /// Sends no response: the connection is reset instead.
+    pub fn drop_response(&self) {
+        self.reset_connection();
+        self.no_response.store(true, Ordering::Relaxed);
+    }
+
+    /// Whether the response is to be dropped.
+    pub fn response_dropped(&self) -> bool {
+        self.no_response.load(Ordering::Relaxed)
+    }
+}
