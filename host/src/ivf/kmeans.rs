@@ -328,10 +328,7 @@ mod tests {
         assert_eq!(big.sample_size(1_000_000), DEFAULT_MAX_SAMPLE);
         assert_eq!(KMeansParams::new(1024, 1).sample_size(1_000_000), 1 << 18);
         assert_eq!(KMeansParams::new(256, 1).sample_size(1_000_000), 65_536);
-        let tiny = KMeansParams {
-            max_sample: 3,
-            ..p
-        };
+        let tiny = KMeansParams { max_sample: 3, ..p };
         assert_eq!(tiny.sample_size(100), 4);
     }
 
