@@ -99,7 +99,7 @@ impl KMeansParams {
 /// or largest inner product when spherical) and moves each centroid to the
 /// mean of its rows (summed in `f64`, in row order), scaled to unit norm when
 /// spherical. An emptied cluster takes half of the largest one
-/// ([`split_empty`]).
+/// (`split_empty`).
 ///
 /// # Returns
 /// The centroids, `k × dim` row-major.
