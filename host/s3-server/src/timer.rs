@@ -45,15 +45,22 @@ mod tests {
 
     #[tokio::test]
     async fn sleeps_are_finer_than_a_millisecond() {
-        let mut worst = Duration::ZERO;
-        for _ in 0..20 {
+        let mut late = Vec::new();
+        for _ in 0..21 {
             let t = Instant::now() + Duration::from_micros(300);
             PreciseTimer.sleep_until(t).await;
             let now = Instant::now();
             assert!(now >= t, "woke early");
-            worst = worst.max(now - t);
+            late.push(now - t);
         }
-        // Loose (a loaded machine), but below tokio's millisecond.
-        assert!(worst < Duration::from_micros(900), "{worst:?} late");
+        // The median, not the worst: a busy machine (the rest of the test
+        // suite on 2 cores) may deschedule any one wake-up for milliseconds,
+        // while tokio's timer is late by up to a millisecond every time.
+        late.sort();
+        assert!(
+            late[10] < Duration::from_micros(900),
+            "median {:?} late",
+            late[10]
+        );
     }
 }
