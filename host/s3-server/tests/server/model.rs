@@ -53,13 +53,15 @@ async fn a_lone_get_takes_first_byte_plus_its_size() {
             assert_eq!(n, 2 << 20);
             two = two.min(ms(t.elapsed()));
         }
-        // 30 ms + 20 ms/MiB · x.
-        assert!((30.0..36.0).contains(&tiny), "1 KiB: {tiny} ms");
+        // 30 ms + 20 ms/MiB · x: the model never delivers early (the lower
+        // bounds are exact); the upper ones leave room for a busy machine
+        // (the suite runs these tests side by side on 2 cores).
+        assert!((30.0..45.0).contains(&tiny), "1 KiB: {tiny} ms");
         assert!(
-            (30.0..36.0).contains(&header),
+            (30.0..45.0).contains(&header),
             "headers of 2 MiB: {header} ms (at the first byte)"
         );
-        assert!((70.0..78.0).contains(&two), "2 MiB: {two} ms");
+        assert!((70.0..90.0).contains(&two), "2 MiB: {two} ms");
         srv.stop().await;
     })
     .await;
@@ -95,7 +97,7 @@ async fn concurrent_gets_share_the_link() {
         let done: Vec<Duration> = futures::future::try_join_all(gets).await.unwrap();
         let wall = ms(t.elapsed());
         // 20 ms + 32 MiB / 100 MiB/s = 340 ms; alone each would take 40 ms.
-        assert!((340.0..380.0).contains(&wall), "wall {wall} ms");
+        assert!((340.0..450.0).contains(&wall), "wall {wall} ms");
         let aggregate = 32.0 / (wall - 20.0) * 1000.0;
         assert!(aggregate <= 100.5, "{aggregate} MiB/s");
         // Processor sharing: every body ends near the end, none early.
