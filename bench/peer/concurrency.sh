@@ -13,6 +13,7 @@
 # the JSON rows and SVG charts; default: none). The server stops on exit.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
+source bench/peer/synthetic.sh
 venv="${WARP_PEER_VENV:-$HOME/.cache/warp/peer-venv}"
 py="$venv/bin/python"
 [ -x "$py" ] || { echo "concurrency.sh: no venv at $venv (run scripts/setup.d/70-peer)" >&2; exit 2; }
@@ -40,11 +41,7 @@ cleanup() {
 trap cleanup EXIT
 if [ -n "$synthetic" ]; then
   [ -z "$data" ] || { echo "concurrency.sh: --data and --synthetic exclude each other" >&2; exit 2; }
-  nq=1000; [ "$synthetic" -lt 20000 ] && nq=200
-  "$warp" build --url "$work/syn-index" --synthetic "$synthetic" --synthetic-queries "$nq" --dim "$dim" \
-    --nlist 16 --niter 1 --reorder identity >/dev/null
-  "$py" bench/peer/export_index.py "$work/syn-index" "$work/syn" >&2
-  data="$work/syn"
+  data="$(peer_synthetic "$warp" "$py" "$work" "$synthetic" "$dim")"
 fi
 [ -n "$data" ] || { echo "concurrency.sh: give --data DIR or --synthetic N" >&2; exit 2; }
 "$warp_s3" --bind 127.0.0.1:0 --port-file "$work/port" --access-key test --secret-key test \

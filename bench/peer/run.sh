@@ -12,6 +12,7 @@
 # PEER_OUT (a directory for the JSON rows; default: none). The servers stop on exit.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
+source bench/peer/synthetic.sh
 venv="${WARP_PEER_VENV:-$HOME/.cache/warp/peer-venv}"
 py="$venv/bin/python"
 [ -x "$py" ] || { echo "run.sh: no venv at $venv (run scripts/setup.d/70-peer)" >&2; exit 2; }
@@ -37,11 +38,7 @@ cleanup() {
 trap cleanup EXIT
 if [ -n "$synthetic" ]; then
   [ -z "$data" ] || { echo "run.sh: --data and --synthetic exclude each other" >&2; exit 2; }
-  nq=1000; [ "$synthetic" -lt 20000 ] && nq=200
-  "$warp" build --url "$work/syn-index" --synthetic "$synthetic" --synthetic-queries "$nq" --dim "$dim" \
-    --nlist 16 --niter 1 --reorder identity >/dev/null
-  "$py" bench/peer/export_index.py "$work/syn-index" "$work/syn" >&2
-  data="$work/syn"
+  data="$(peer_synthetic "$warp" "$py" "$work" "$synthetic" "$dim")"
 fi
 [ -n "$data" ] || { echo "run.sh: give --data DIR or --synthetic N" >&2; exit 2; }
 free_port() { python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'; }
