@@ -294,9 +294,9 @@ def main() -> None:
         f = lambda d, k, s="{:.1f}": s.format(d[k]) if d else "–"  # noqa: E731
         ratio = f"{wa['qps'] / lo['qps']:.2f}" if lo and wa else "–"
         fewer = f"{lo['gets'] / wa['gets']:.2f}" if lo and wa and wa["gets"] > 0 else "–"
+        kib = lambda d: f"{d['bytes'] / 1024:.0f}" if d else "–"  # noqa: E731
         print(f"| IVF_{e['kind'].upper()} | {e['mode']} | {e['concurrency']} | {e['recall']:.2f} | {f(lo, 'qps')} | {f(wa, 'qps')} | {ratio} | "
-              f"{f(lo, 'gets')} | {f(wa, 'gets')} | {fewer} | {f(lo, 'bytes', '{:.0f}') if not lo else round(lo['bytes'] / 1024)} | "
-              f"{f(wa, 'bytes', '{:.0f}') if not wa else round(wa['bytes'] / 1024)} | {f(lo, 'p99_ms', '{:.0f}')} | {f(wa, 'p99_ms', '{:.0f}')} |")
+              f"{f(lo, 'gets')} | {f(wa, 'gets')} | {fewer} | {kib(lo)} | {kib(wa)} | {f(lo, 'p99_ms', '{:.0f}')} | {f(wa, 'p99_ms', '{:.0f}')} |")
 
     if a.svg_dir:
         a.svg_dir.mkdir(parents=True, exist_ok=True)
