@@ -5,14 +5,16 @@
 //!
 //! The reference is exact integer arithmetic: every `f32` is an integer
 //! multiple of 2⁻¹⁴⁹, so `‖q − x‖²·2²⁹⁸` is a big integer, and neighbours are
-//! ranked by `(that integer, id)`.
+//! ranked by `(that integer, id)`. The inner-product metrics (`dot`,
+//! `cosine`) get the same queries against the exact `q·x·2²⁹⁸`: their `f64`
+//! sums are exact only to `γ·Σ|q_i x_i|`, so they are checked to that bound.
 
 use std::sync::Arc;
 
 use num_bigint::BigInt;
 use num_traits::ToPrimitive;
 use warp_host::ivf::synthetic::{SyntheticParams, generate};
-use warp_host::ivf::{self, IvfBuildParams, TrainedIvf, Workload};
+use warp_host::ivf::{self, IvfBuildParams, Metric, TrainedIvf, Workload, prepare_vectors};
 use warp_host::query::{Index, SearchParams, Searcher, native_factory};
 use warp_host::store;
 
@@ -118,6 +120,10 @@ fn queries(b: &[f32]) -> Vec<Vec<f32>> {
 }
 
 fn train(b: &[f32], pq_m: Option<usize>) -> TrainedIvf {
+    train_with(b, pq_m, Metric::L2)
+}
+
+fn train_with(b: &[f32], pq_m: Option<usize>, metric: Metric) -> TrainedIvf {
     ivf::train(
         b,
         DIM,
@@ -125,10 +131,25 @@ fn train(b: &[f32], pq_m: Option<usize>) -> TrainedIvf {
             nlist: 6,
             pq_m,
             niter: 4,
+            metric,
             ..IvfBuildParams::default()
         },
     )
     .unwrap()
+}
+
+/// `q·x · 2²⁹⁸`, exactly.
+fn exact_dot(q: &[f32], x: &[f32]) -> BigInt {
+    q.iter().zip(x).map(|(&a, &b)| exact(a) * exact(b)).sum()
+}
+
+/// A signed exact value (scaled by 2²⁹⁸) as an `f64`.
+fn signed_f64(scaled: &BigInt) -> f64 {
+    if scaled.sign() == num_bigint::Sign::Minus {
+        -to_f64(&-scaled)
+    } else {
+        to_f64(scaled)
+    }
 }
 
 async fn searcher(name: &str, b: &[f32], t: &TrainedIvf) -> Searcher {
@@ -255,6 +276,85 @@ async fn ivf_pq_rerank_is_exact_and_adc_follows_the_table() {
             let d: Vec<f64> = r.neighbors.iter().map(|n| n.distance).collect();
             let e: Vec<BigInt> = want.iter().map(|&i| adc_keys[i as usize].clone()).collect();
             check_distances(&format!("{what} adc"), &d, Some(&e));
+        }
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn inner_product_answers_are_finite_and_ranked_at_the_edges() {
+    for metric in [Metric::Dot, Metric::Cosine] {
+        for case in ["sift", "mixed", "subnormal", "large"] {
+            let mut b = base(case);
+            prepare_vectors(metric, &mut b, DIM, "base").unwrap();
+            let t = train_with(&b, None, metric);
+            let s = searcher(&format!("ip-{metric}-{case}"), &b, &t).await;
+            let params = SearchParams {
+                k: K,
+                nprobe: t.nlist(),
+                ..SearchParams::default()
+            };
+            for (qi, q) in queries(&b).iter().enumerate() {
+                let what = format!("{metric} {case} query {qi}");
+                if metric == Metric::Cosine && q.iter().all(|&v| v == 0.0) {
+                    let e = s.search(q, &params).await.unwrap_err().to_string();
+                    assert!(e.contains("all zeros") && !e.contains('\n'), "{what}: {e}");
+                    continue;
+                }
+                // Exact keys −q·x (the ranking is the same for cosine: the
+                // query's norm is a positive factor), and the rounding bound
+                // of each f64 sum: 1e-12 · Σ|q_i x_i| ≥ γ_{d/8+4} · Σ|q_i x_i|.
+                let keys: Vec<f64> = b
+                    .chunks_exact(DIM)
+                    .map(|x| -signed_f64(&exact_dot(q, x)))
+                    .collect();
+                let tol: Vec<f64> = b
+                    .chunks_exact(DIM)
+                    .map(|x| {
+                        1e-12
+                            * q.iter()
+                                .zip(x)
+                                .map(|(&a, &c)| (f64::from(a) * f64::from(c)).abs())
+                                .sum::<f64>()
+                    })
+                    .collect();
+                let mut sorted = keys.clone();
+                sorted.sort_by(f64::total_cmp);
+                let kth = sorted[K - 1];
+                let r = s.search(q, &params).await.unwrap();
+                assert_eq!(r.neighbors.len(), K, "{what}");
+                let d: Vec<f64> = r.neighbors.iter().map(|n| n.distance).collect();
+                assert!(d.iter().all(|v| v.is_finite()), "{what}: {d:?}");
+                assert!(d.windows(2).all(|w| w[0] <= w[1]), "{what}: {d:?}");
+                let ids: Vec<usize> = r.neighbors.iter().map(|n| n.id as usize).collect();
+                for w in ids.windows(2) {
+                    let (a, c) = (w[0], w[1]);
+                    assert!(
+                        keys[a] <= keys[c] + tol[a] + tol[c],
+                        "{what}: {a} ranked before {c} but {} > {}",
+                        keys[a],
+                        keys[c]
+                    );
+                }
+                for &i in &ids {
+                    assert!(
+                        keys[i] <= kth + tol[i] + tol.iter().cloned().fold(0.0, f64::max),
+                        "{what}: {i} (key {}) is not among the exact top {K} (k-th {kth})",
+                        keys[i]
+                    );
+                }
+                if metric == Metric::Dot {
+                    for (&i, &g) in ids.iter().zip(&d) {
+                        assert!((g - keys[i]).abs() <= tol[i], "{what}: {g} vs {}", keys[i]);
+                    }
+                } else {
+                    // 1 − cos within [0, 2], but for the stored vectors'
+                    // f32 normalisation (‖x‖ = 1 ± a few ulps).
+                    assert!(
+                        d.iter().all(|v| (-1e-6..=2.0 + 1e-6).contains(v)),
+                        "{what}: {d:?}"
+                    );
+                }
+            }
         }
     }
 }
