@@ -2,7 +2,8 @@
 //! every method, bad requests are 4xx naming the field, admission refuses
 //! with 503 + Retry-After, a slow client is cut off, the token is checked,
 //! a rebuild in place is picked up under load by two replicas without a
-//! failed query, and a stop drains the request in flight. Every server
+//! failed query while gc removes the old generations, and a stop drains the
+//! request in flight. Every server
 //! listens on an ephemeral loopback port and is stopped by the test.
 
 mod common;
@@ -16,6 +17,7 @@ use std::time::Duration;
 use common::{fixture, write};
 use serde_json::{Value, json};
 use warp_host::config::{HostConfigBuilder, PlannerKind};
+use warp_host::ivf::gc::{GcParams, collect};
 use warp_host::ivf::{self, IvfBuildParams, Metric, prepare_vectors};
 use warp_host::query::{Index, ReadConfig, SearchParams, Searcher, native_factory, parse_policy};
 use warp_host::serve::{Access, Opener, ServeConfig, Server};
@@ -497,13 +499,17 @@ async fn a_slow_client_is_cut_off_and_the_token_is_required() {
     stop(server).await;
 }
 
-/// Issue 19, hot swap: two replicas over one index on local files, queries
-/// running in a loop, the index rebuilt in place twice; every query
-/// answers 200 with the same neighbours (the data did not change, only the
-/// layout and generation), each from one generation, and both replicas end
-/// on the newest one.
+/// Issue 19, hot swap together with gc: two replicas over one index on
+/// local files, queries running in a loop, the index rebuilt in place twice
+/// while `warp gc` runs in a loop with a 1 s grace (forced below the floor);
+/// every query answers 200 with the same neighbours (the data did not
+/// change, only the layout and generation), each from one generation, both
+/// replicas end on the newest one, and the load keeps running until gc has
+/// removed both earlier generations' objects. A grace longer than the
+/// watch interval plus a query is what keeps the old generation readable
+/// for the queries still on it.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn two_replicas_pick_up_rebuilds_under_load_without_a_failed_query() {
+async fn two_replicas_pick_up_rebuilds_under_load_and_gc_without_a_failed_query() {
     let f = fixture(None);
     let dir = std::env::temp_dir().join(format!("warp-serve-swap-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
@@ -539,6 +545,26 @@ async fn two_replicas_pick_up_rebuilds_under_load_without_a_failed_query() {
             seen
         })
     };
+    let gc_removed = Arc::new(std::sync::Mutex::new(std::collections::BTreeSet::new()));
+    let gc_loop = {
+        let (loc, stop_flag, gc_removed) =
+            (loc.clone(), Arc::clone(&stop_flag), Arc::clone(&gc_removed));
+        let params = GcParams {
+            force: true,
+            local_dir: Some(dir.clone()),
+            ..GcParams::new(Duration::from_secs(1))
+        };
+        tokio::spawn(async move {
+            while !stop_flag.load(Ordering::Acquire) {
+                let report = collect(&loc, &params).await.expect("gc during the swap");
+                gc_removed
+                    .lock()
+                    .unwrap()
+                    .extend(report.items.into_iter().map(|i| i.object));
+                tokio::time::sleep(Duration::from_millis(100)).await;
+            }
+        })
+    };
     let mut ids = vec![first];
     for layout in [&reversed, &order] {
         tokio::time::sleep(Duration::from_millis(200)).await;
@@ -563,8 +589,32 @@ async fn two_replicas_pick_up_rebuilds_under_load_without_a_failed_query() {
             }
         }
     }
+    // Queries keep running until gc has removed the payloads of both
+    // earlier generations (each payload object names its build id).
+    let mut waited = Duration::ZERO;
+    loop {
+        let gone = {
+            let removed = gc_removed.lock().unwrap();
+            ids[..2].iter().all(|id| {
+                removed
+                    .iter()
+                    .any(|o| o.starts_with("payload-") && o.contains(id.as_str()))
+            })
+        };
+        if gone {
+            break;
+        }
+        assert!(
+            waited < Duration::from_secs(20),
+            "gc did not remove the earlier generations: {:?}",
+            gc_removed.lock().unwrap()
+        );
+        tokio::time::sleep(Duration::from_millis(50)).await;
+        waited += Duration::from_millis(50);
+    }
     tokio::time::sleep(Duration::from_millis(200)).await;
     stop_flag.store(true, Ordering::Release);
+    gc_loop.await.unwrap();
     let seen = tokio::task::spawn_blocking(move || load.join().unwrap())
         .await
         .unwrap();
