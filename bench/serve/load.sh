@@ -12,7 +12,8 @@
 # plans the server's queries at P instead of io_slots / in flight, for the
 # live-P comparison. --overload also offers 4x the concurrency against a
 # server admitting Q/4 with a short queue (503 beyond it), and reports the
-# admitted queries' latency and the refusals. Each line of OUT (default
+# admitted queries' latency (from the server's request log, at capacity and
+# overloaded) and the refusals. Each line of OUT (default
 # stdout) is one JSON row: side (serve|in_process), Q, qps, p50/p95/p99 ms,
 # status counts. The server listens on an ephemeral loopback port and is
 # stopped on exit.
@@ -59,9 +60,10 @@ PY
 nq=$(wc -l <"$work/bodies.jsonl")
 common=(--url "$index" --simulate s3 --native --nprobe "$nprobe" --io-slots 64)
 
+log=warn
 start_server() { # max_in_flight max_queue queue_wait_ms [extra flags]
   local inflight="$1" queue="$2" wait_ms="$3"; shift 3
-  "$warp" serve "${common[@]}" --cache-mib 0 --bind 127.0.0.1:0 --log warn \
+  "$warp" serve "${common[@]}" --cache-mib 0 --bind 127.0.0.1:0 --log "$log" \
     --max-in-flight "$inflight" --max-queue "$queue" --queue-wait-ms "$wait_ms" "$@" \
     >"$work/serve.out" 2>"$work/serve.err" &
   server_pid=$!
@@ -107,16 +109,49 @@ for r in rows:
 done
 
 if [ -n "$overload" ]; then
+  # The server's own request log (one line per request: status, ms from
+  # arrival, admission wait included) separates the admitted queries from
+  # the refusals that wrk's histogram mixes in; both phases are read from it,
+  # so the at-capacity and the overloaded p99 come from the same instrument.
+  log=info
   for q in ${conc//,/ }; do
     cap=$(( q / 4 > 0 ? q / 4 : 1 ))
     start_server "$cap" "$cap" 200
     run_wrk "$cap" 5 >/dev/null
+    n0=$(wc -l <"$work/serve.err")
     at_cap=$(run_wrk "$cap" "$duration")
+    n1=$(wc -l <"$work/serve.err")
     over=$(run_wrk "$q" "$duration")
+    n2=$(wc -l <"$work/serve.err")
     rss=$(ps -o rss= -p "$server_pid" | tr -d ' ')
     stop_server
-    python3 -c 'import json,sys; a=json.loads(sys.argv[1]); b=json.loads(sys.argv[2]); print(json.dumps({"side": "overload", "admit": int(sys.argv[3]), "offered": int(sys.argv[4]), "at_capacity": a, "overloaded": b, "rss_kib": int(sys.argv[5])}))' \
-      "$at_cap" "$over" "$cap" "$q" "$rss" >>"$out"
+    python3 - "$at_cap" "$over" "$cap" "$q" "$rss" "$work/serve.err" "$n0" "$n1" "$n2" >>"$out" <<'PY'
+import json, re, sys
+a, b = json.loads(sys.argv[1]), json.loads(sys.argv[2])
+cap, q, rss, log = int(sys.argv[3]), int(sys.argv[4]), int(sys.argv[5]), sys.argv[6]
+n0, n1, n2 = map(int, sys.argv[7:10])
+lines = open(log, encoding="utf-8", errors="replace").read().splitlines()
+line = re.compile(r'route="?/v1/search"? status=(\d+) ms=([0-9.]+)')
+
+def phase(rows):
+    status, ms = {}, []
+    for text in rows:
+        m = line.search(text)
+        if not m:
+            continue
+        status[m.group(1)] = status.get(m.group(1), 0) + 1
+        if m.group(1) == "200":
+            ms.append(float(m.group(2)))
+    ms.sort()
+    pick = lambda p: round(ms[min(len(ms) - 1, int(p * len(ms)))], 1) if ms else None
+    return {"statuses": status, "admitted": len(ms), "p50_ms": pick(0.50), "p99_ms": pick(0.99)}
+
+at, over = phase(lines[n0:n1]), phase(lines[n1:n2])
+ratio = round(over["p99_ms"] / at["p99_ms"], 3) if at["p99_ms"] and over["p99_ms"] else None
+print(json.dumps({"side": "overload", "admit": cap, "offered": q, "at_capacity": a, "overloaded": b,
+                  "server_at_capacity": at, "server_overloaded": over, "admitted_p99_ratio": ratio,
+                  "rss_kib": rss}))
+PY
   done
 fi
 echo "bench/serve/load.sh: $nq request bodies, Q = $conc, ${duration}s per run" >&2
