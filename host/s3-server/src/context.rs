@@ -17,6 +17,8 @@ pub struct RequestContext {
     /// Set: no response is sent at all.
     no_response: AtomicBool,
     fault: Mutex<Option<Fault>>,
+    /// For a `flip`: the object offset of the byte changed.
+    flipped: Mutex<Option<u64>>,
 }
 
 impl RequestContext {
@@ -27,6 +29,7 @@ impl RequestContext {
             conn_reset,
             no_response: AtomicBool::new(false),
             fault: Mutex::new(None),
+            flipped: Mutex::new(None),
         }
     }
 
@@ -38,6 +41,16 @@ impl RequestContext {
     /// The fault injected, if any.
     pub fn fault(&self) -> Option<Fault> {
         *self.fault.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// Records the object offset of the byte a `flip` changed.
+    pub fn set_flipped(&self, offset: u64) {
+        *self.flipped.lock().unwrap_or_else(|e| e.into_inner()) = Some(offset);
+    }
+
+    /// The object offset of the flipped byte, for a `flip`.
+    pub fn flipped(&self) -> Option<u64> {
+        *self.flipped.lock().unwrap_or_else(|e| e.into_inner())
     }
 
     /// The connection will end with a TCP RST (after what was sent).

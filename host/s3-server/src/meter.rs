@@ -58,6 +58,9 @@ pub struct Record {
     pub end: f64,
     /// The fault injected, if any.
     pub fault: Option<Fault>,
+    /// For a `flip`: the object offset of the byte changed.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub flipped: Option<u64>,
 }
 
 #[derive(Debug, Clone)]
@@ -325,6 +328,7 @@ mod tests {
             start,
             end,
             fault: None,
+            flipped: None,
         }
     }
 

@@ -356,6 +356,9 @@ impl S3 for Backend {
         let mut slices = object.slices(range.clone());
         if drawn.fault == Some(Fault::Flip) {
             slices = flip(slices, drawn.flip_at);
+            if let Some(c) = &ctx {
+                c.set_flipped(range.start + drawn.flip_at);
+            }
         }
         if keep.is_some()
             && let Some(c) = &ctx

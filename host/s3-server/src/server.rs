@@ -325,6 +325,7 @@ async fn handle(
             start: state.now(),
             end: 0.0,
             fault: None,
+            flipped: None,
         }),
         state,
         ctx: Arc::clone(&ctx),
@@ -363,6 +364,7 @@ impl Pending {
         if let Some(mut r) = self.record.take() {
             r.end = self.state.now();
             r.fault = self.ctx.fault();
+            r.flipped = self.ctx.flipped();
             self.state.meter().add(r);
         }
     }

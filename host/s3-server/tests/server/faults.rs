@@ -11,23 +11,28 @@ use crate::common::*;
 
 const GETS: u64 = 400;
 
-/// Issues `GETS` ranged GETs one after another; the outcome of each.
-async fn run(srv: &warp_s3_server::RunningServer, body: &[u8]) -> Vec<String> {
+/// Issues `GETS` ranged GETs one after another; the outcome of each, and
+/// the object offsets of the bytes that came back changed.
+async fn run(srv: &warp_s3_server::RunningServer, body: &[u8]) -> (Vec<String>, Vec<u64>) {
     let s3 = client(srv);
     let path = Path::from("f/payload-0123456789abcdef.bin");
     let mut out = Vec::new();
+    let mut changed = Vec::new();
     for i in 0..GETS {
         let start = (i * 97) % 4000;
         let r = start..start + 1000;
         let outcome = match s3.get_range(&path, r.clone()).await {
             Ok(b) if b[..] == body[start as usize..r.end as usize] => "ok".to_string(),
             Ok(b) => {
-                let diff = b
+                let at: Vec<u64> = b
                     .iter()
                     .zip(&body[start as usize..r.end as usize])
-                    .filter(|(x, y)| x != y)
-                    .count();
-                format!("{diff} bytes differ")
+                    .zip(start..)
+                    .filter(|((x, y), _)| x != y)
+                    .map(|(_, i)| i)
+                    .collect();
+                changed.extend(&at);
+                format!("{} bytes differ", at.len())
             }
             Err(e) => {
                 let e = e.to_string();
@@ -46,7 +51,7 @@ async fn run(srv: &warp_s3_server::RunningServer, body: &[u8]) -> Vec<String> {
         };
         out.push(outcome);
     }
-    out
+    (out, changed)
 }
 
 #[tokio::test]
@@ -75,8 +80,8 @@ async fn faults_come_at_their_rates_and_repeat_with_the_seed() {
             )
             .await
             .unwrap();
-        let first = run(&srv, &body).await;
-        let (_, stats) = admin(&srv, "GET", "/__warp/stats", "").await;
+        let (first, changed) = run(&srv, &body).await;
+        let (_, stats) = admin(&srv, "GET", "/__warp/stats?records=1", "").await;
         let injected: BTreeMap<String, u64> =
             serde_json::from_value(stats["faults"].clone()).unwrap();
         let expect = |class: &str, rate: f64| {
@@ -106,6 +111,18 @@ async fn faults_come_at_their_rates_and_repeat_with_the_seed() {
         assert_eq!(seen("500"), injected["500"]);
         assert_eq!(seen("wrong range"), injected["wrong_range"]);
         assert_eq!(seen("1 bytes differ"), injected["flip"]);
+        // Each flip's record names the byte the client found changed.
+        let mut recorded: Vec<u64> = stats["windows"][0]["records"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|r| r["fault"] == "flip")
+            .map(|r| r["flipped"].as_u64().unwrap())
+            .collect();
+        recorded.sort_unstable();
+        let mut changed = changed;
+        changed.sort_unstable();
+        assert_eq!(recorded, changed);
         assert_eq!(seen("transport"), injected["reset"] + injected["truncate"]);
         // Delayed and stalled GETs arrive intact.
         assert_eq!(
@@ -117,7 +134,7 @@ async fn faults_come_at_their_rates_and_repeat_with_the_seed() {
         // After a reset the same requests draw the same faults.
         let (status, _) = admin(&srv, "POST", "/__warp/reset", "").await;
         assert_eq!(status, 200);
-        assert_eq!(run(&srv, &body).await, first);
+        assert_eq!(run(&srv, &body).await.0, first);
         // A GET of a key that does not match fault_keys is never faulted.
         let s3 = client(&srv);
         s3.put(&Path::from("f/manifest.json"), body.clone().into())
