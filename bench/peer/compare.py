@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
-"""Driver of the peer benchmark (called by run.sh, which starts the S3-protocol
-server and the counting proxy): builds `warp` and Lance indexes of the same
-vectors on the same server, runs the same queries through the same proxy, and
-prints one table.
+"""Driver of the peer benchmark (called by run.sh, which starts warp-s3, the
+project's S3-protocol server and meter): builds `warp` and Lance indexes of the
+same vectors on the same server, runs the same queries against it, and prints
+one table.
 
 Rows per index kind (IVF_FLAT, IVF_PQ):
   pylance      real Lance (pylance), cold and warm
@@ -11,12 +11,13 @@ Rows per index kind (IVF_FLAT, IVF_PQ):
 
 cold = a fresh process answering one query (opening the index included),
 median over --cold queries; warm = later queries of one process (caches
-warm). Lance warm rows are medians over per-query proxy windows; `warp`
+warm). Lance warm rows are medians over per-query meter windows; `warp`
 prints no per-query marks, so its warm row is (process with 1+W queries
 minus the cold process of the same first query) / W: a mean.
-GETs, bytes and waves come from the proxy (one meter for both systems);
-latency is measured by the client and includes the delay the proxy injects
-into every GET (first byte + per MiB, as `--simulate s3`).
+GETs, bytes and waves come from warp-s3's meter (one meter for both systems);
+latency is measured by the client and includes the latency warp-s3's model
+gives every GET (first byte + per MiB, the model of `--simulate s3`; no tail,
+no shared-link limit).
 """
 
 from __future__ import annotations
@@ -25,27 +26,16 @@ import argparse
 import json
 import os
 import statistics
-import subprocess
 import sys
 import tempfile
 import time
-import urllib.request
 from pathlib import Path
 
 import numpy as np
 
+from common import admin, mark, read_vecs, run
+
 HERE = Path(__file__).resolve().parent
-
-
-def proxy_get(proxy: str, path: str) -> dict:
-    with urllib.request.urlopen(f"{proxy}{path}", timeout=300) as r:
-        return json.loads(r.read())
-
-
-def read_vecs(path: Path) -> np.ndarray:
-    raw = np.fromfile(path, dtype=np.int32)
-    d = int(raw[0])
-    return raw.reshape(-1, d + 1)[:, 1:].copy()
 
 
 def write_fvecs(path: Path, x: np.ndarray) -> None:
@@ -55,13 +45,11 @@ def write_fvecs(path: Path, x: np.ndarray) -> None:
     rows.tofile(path)
 
 
-def run(cmd: list[str], env: dict | None = None) -> tuple[str, float]:
+def timed(cmd: list[str]) -> tuple[str, float]:
+    """`cmd`'s stdout and its wall time in seconds."""
     t0 = time.perf_counter()
-    p = subprocess.run(cmd, capture_output=True, text=True, env=env, timeout=1800)
-    dt = time.perf_counter() - t0
-    if p.returncode != 0:
-        sys.exit(f"compare: {' '.join(cmd[:3])} … failed ({p.returncode}): {p.stderr.strip()[-500:]}")
-    return p.stdout, dt
+    out = run(cmd, timeout=1800, who="compare")
+    return out, time.perf_counter() - t0
 
 
 def recall(ids: list[int], gt: np.ndarray, k: int) -> float:
@@ -73,7 +61,7 @@ def main() -> None:
     ap.add_argument("--data", type=Path, required=True, help="dir with base.fvecs, queries.fvecs, groundtruth.ivecs")
     ap.add_argument("--name", required=True, help="set name (prefix on the bucket)")
     ap.add_argument("--bucket", required=True)
-    ap.add_argument("--proxy", required=True, help="http://127.0.0.1:PORT")
+    ap.add_argument("--meter", required=True, help="warp-s3 base URL http://127.0.0.1:PORT (its /__warp/ admin API)")
     ap.add_argument("--warp", required=True, help="warp executable")
     ap.add_argument("--nlist", type=int, required=True)
     ap.add_argument("--pq-m", type=int, required=True)
@@ -89,15 +77,15 @@ def main() -> None:
     if not (1 <= a.cold <= 1000 and 1 <= a.warm <= 10000):
         sys.exit("compare: --cold 1..1000, --warm 1..10000")
     py = sys.executable
-    q = read_vecs(a.data / "queries.fvecs").view(np.float32)
+    q = read_vecs(a.data / "queries.fvecs", np.float32)
     gt = read_vecs(a.data / "groundtruth.ivecs")
     if len(q) < max(a.cold, a.warm + 1):
         sys.exit(f"compare: {len(q)} queries; need {max(a.cold, a.warm + 1)}")
-    help_text, _ = run([a.warp, "query", "--help"])
+    help_text, _ = timed([a.warp, "query", "--help"])
     rule = "lance_rule" if "lance_rule" in help_text else "lance"
 
     # Build both sides without injected delay.
-    proxy_get(a.proxy, "/__proxy/set?first_byte_ms=0&per_mib_ms=0")
+    admin(a.meter, "PUT", "settings", {"model": {"first_byte_ms": 0, "per_mib_ms": 0}})
     prefix = f"s3://{a.bucket}/{a.name}"
     builds = {}
     for kind in ("flat", "pq"):
@@ -105,15 +93,15 @@ def main() -> None:
                "--groundtruth", str(a.data / "groundtruth.ivecs"), "--nlist", str(a.nlist)]
         if kind == "pq":
             cmd += ["--pq-m", str(a.pq_m)]
-        out, dt = run(cmd)
+        out, dt = timed(cmd)
         builds[f"warp-{kind}"] = round(dt, 1)
-    out, dt = run([py, str(HERE / "lance_peer.py"), "write", "--uri", f"{prefix}/lance", "--base", str(a.data / "base.fvecs"), "--nlist", str(a.nlist), "--pq-m", str(a.pq_m)])
+    out, dt = timed([py, str(HERE / "lance_peer.py"), "write", "--uri", f"{prefix}/lance", "--base", str(a.data / "base.fvecs"), "--nlist", str(a.nlist), "--pq-m", str(a.pq_m)])
     lance_info = json.loads(out)
     builds["lance (both)"] = round(dt, 1)
     print(f"built: {builds} (seconds)", file=sys.stderr)
 
-    proxy_get(a.proxy, f"/__proxy/set?first_byte_ms={a.first_byte_ms}&per_mib_ms={a.per_mib_ms}")
-    proxy_get(a.proxy, "/__proxy/reset")
+    admin(a.meter, "PUT", "settings", {"model": {"first_byte_ms": a.first_byte_ms, "per_mib_ms": a.per_mib_ms}})
+    admin(a.meter, "POST", "reset")
     tmp = Path(tempfile.mkdtemp(prefix="peer-"))
     for i in range(a.cold):
         write_fvecs(tmp / f"q{i}.fvecs", q[i : i + 1])
@@ -124,12 +112,12 @@ def main() -> None:
         uri = f"{prefix}/lance/{kind}.lance"
         refine = ["--refine", str(a.rerank)] if kind == "pq" else []
         base = [py, str(HERE / "lance_peer.py"), "query", "--uri", uri, "--queries", str(a.data / "queries.fvecs"), "--nprobe", str(a.nprobe),
-                "--k", str(a.k), "--proxy", a.proxy, *refine]
+                "--k", str(a.k), "--meter", a.meter, *refine]
         for i in range(a.cold):
-            out, _ = run(base + ["--first", str(i), "--count", "1", "--label", f"lance:{kind}:cold"])
+            out, _ = timed(base + ["--first", str(i), "--count", "1", "--label", f"lance:{kind}:cold"])
             r = json.loads(out.splitlines()[0])
             results[f"lance:{kind}:cold:{i}"] = {"ids": r["ids"], "seconds": r["seconds"]}
-        out, _ = run(base + ["--first", "0", "--count", str(a.warm + 1), "--label", f"lance:{kind}:warm"])
+        out, _ = timed(base + ["--first", "0", "--count", str(a.warm + 1), "--label", f"lance:{kind}:warm"])
         for line in out.splitlines():
             r = json.loads(line)
             results[f"lance:{kind}:warm:{r['query']}"] = {"ids": r["ids"], "seconds": r["seconds"]}
@@ -139,16 +127,16 @@ def main() -> None:
                 wq += ["--rerank", str(a.rerank)]
             for i in range(a.cold):
                 label = f"warp:{policy}:{kind}:cold:{i}"
-                proxy_get(a.proxy, f"/__proxy/mark?label={label}")
-                out, dt = run(wq + ["--queries", str(tmp / f"q{i}.fvecs")])
+                mark(a.meter, label)
+                out, dt = timed(wq + ["--queries", str(tmp / f"q{i}.fvecs")])
                 results[label] = {"ids": [n["id"] for n in json.loads(out)["neighbors"]], "seconds": dt}
             label = f"warp:{policy}:{kind}:warmrun"
-            proxy_get(a.proxy, f"/__proxy/mark?label={label}")
-            out, dt = run(wq + ["--queries", str(tmp / "warm.fvecs")])
+            mark(a.meter, label)
+            out, dt = timed(wq + ["--queries", str(tmp / "warm.fvecs")])
             rows = [json.loads(x) for x in out.splitlines()]
             results[label] = {"ids": [[n["id"] for n in r["neighbors"]] for r in rows], "seconds": dt}
-    proxy_get(a.proxy, "/__proxy/mark?label=end")
-    stats = {w["label"]: w for w in proxy_get(a.proxy, "/__proxy/stats")["windows"]}
+    mark(a.meter, "end")
+    stats = {w["label"]: w for w in admin(a.meter, "GET", "stats")["windows"]}
 
     lance_version = lance_info["lance"]
     table = []

@@ -38,35 +38,15 @@ import argparse
 import json
 import os
 import statistics
-import subprocess
 import sys
 import time
-import urllib.request
 from pathlib import Path
 
 import numpy as np
 
+from common import admin, mark, read_vecs, run, window
+
 HERE = Path(__file__).resolve().parent
-
-
-def admin(endpoint: str, method: str, path: str, body: dict | None = None) -> dict:
-    data = json.dumps(body).encode() if body is not None else (b"" if method != "GET" else None)
-    req = urllib.request.Request(f"{endpoint}/__warp/{path}", data=data, method=method)
-    with urllib.request.urlopen(req, timeout=60) as r:
-        return json.loads(r.read())
-
-
-def read_vecs(path: Path) -> np.ndarray:
-    raw = np.fromfile(path, dtype=np.int32)
-    d = int(raw[0])
-    return raw.reshape(-1, d + 1)[:, 1:].copy()
-
-
-def run(cmd: list[str], timeout: float = 3600) -> str:
-    p = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout)
-    if p.returncode != 0:
-        sys.exit(f"concurrency: {' '.join(cmd[:3])} … failed ({p.returncode}): {p.stderr.strip()[-800:]}")
-    return p.stdout
 
 
 def ints(s: str) -> list[int]:
@@ -79,13 +59,6 @@ def recall_of(answers: list, gt: np.ndarray, k: int) -> float:
 
 def pct(xs: list[float], p: float) -> float:
     return float(np.percentile(np.asarray(xs), p))
-
-
-def window(stats: dict, label: str) -> dict:
-    for w in stats["windows"]:
-        if w["label"] == label:
-            return w
-    sys.exit(f"concurrency: the meter has no window {label!r}")
 
 
 def lance_cell(a, kind: str, nprobe: int, mode: str, q: int, run_no: int, gt: np.ndarray) -> dict:
@@ -111,7 +84,7 @@ def lance_cell(a, kind: str, nprobe: int, mode: str, q: int, run_no: int, gt: np
 
 def warp_cells(a, kind: str, nprobe: int, mode: str, run_no: int) -> dict[int, dict]:
     label = f"warp:{kind}:{mode}:p{nprobe}:r{run_no}"
-    admin(a.endpoint, "POST", f"mark?label={label}")
+    mark(a.endpoint, label)
     cmd = [a.warp, "bench", "--url", f"{a.prefix}/warp-{kind}", "--nprobe", str(nprobe), "--k", str(a.k),
            "--policies", "warp", "--concurrency", ",".join(map(str, a.concurrency)), "--queries", str(a.queries),
            "--warmup", str(a.warmup), "--repeat", "1", "--cache-mib", "0" if mode == "cold" else "all",
@@ -120,7 +93,7 @@ def warp_cells(a, kind: str, nprobe: int, mode: str, run_no: int) -> dict[int, d
         cmd += ["--rerank", str(a.rerank)]
     rows = json.loads(run(cmd))
     rows = rows["rows"] if isinstance(rows, dict) else rows
-    admin(a.endpoint, "POST", f"mark?label={label}:end")
+    mark(a.endpoint, f"{label}:end")
     w = window(admin(a.endpoint, "GET", "stats"), label)
     issued = len(a.concurrency) * (a.warmup + a.queries)
     cells = {}

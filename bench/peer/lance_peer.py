@@ -7,10 +7,10 @@
       IVF_PQ index (M sub-vectors of 8 bits), both with N partitions and L2.
 
   lance_peer.py query --uri s3://B/P/flat.lance --queries q.fvecs --first I
-      --count C --nprobe P --k 10 [--refine R] --proxy http://127.0.0.1:PORT --label L
+      --count C --nprobe P --k 10 [--refine R] --meter http://127.0.0.1:PORT --label L
       opens the dataset and answers queries I..I+C-1 in order, one at a time;
-      before each it starts a proxy window `L:i`, so the counting proxy
-      attributes every request to one query (the first window also holds the
+      before each it starts a meter window `L:i` (warp-s3's /__warp/mark), so
+      the meter attributes every request to one query (the first window also holds the
       dataset open). Prints one JSON line per query: ids and seconds (open
       included for the first).
 
@@ -35,20 +35,11 @@ import json
 import os
 import sys
 import time
-import urllib.request
-from urllib.parse import quote, urlsplit
+from urllib.parse import urlsplit
 
 import numpy as np
 
-
-def read_vecs(path: str, dtype) -> np.ndarray:
-    raw = np.fromfile(path, dtype=np.int32)
-    if raw.size == 0:
-        sys.exit(f"lance_peer: {path} is empty")
-    d = int(raw[0])
-    if d <= 0 or raw.size % (d + 1):
-        sys.exit(f"lance_peer: {path} is not a .fvecs/.ivecs file")
-    return raw.reshape(-1, d + 1)[:, 1:].view(dtype).copy() if dtype == np.float32 else raw.reshape(-1, d + 1)[:, 1:].copy()
+from common import mark, read_vecs
 
 
 def storage_options() -> dict:
@@ -88,11 +79,6 @@ def write(args: argparse.Namespace) -> None:
     print(json.dumps({"n": n, "dim": d, "nlist": args.nlist, "pq_m": args.pq_m, "lance": lance.__version__, "datasets": out}))
 
 
-def mark(proxy: str, label: str) -> None:
-    with urllib.request.urlopen(f"{proxy}/__proxy/mark?label={quote(label)}", timeout=10) as r:
-        r.read()
-
-
 def query(args: argparse.Namespace) -> None:
     import lance
 
@@ -100,12 +86,12 @@ def query(args: argparse.Namespace) -> None:
     if not (0 <= args.first and args.first + args.count <= len(q) and args.count >= 1):
         sys.exit(f"lance_peer: queries {args.first}..{args.first + args.count} out of 0..{len(q)}")
     so = storage_options()
-    mark(args.proxy, f"{args.label}:{args.first}")
+    mark(args.meter, f"{args.label}:{args.first}")
     t0 = time.perf_counter()
     ds = lance.dataset(args.uri, storage_options=so)
     for i in range(args.first, args.first + args.count):
         if i > args.first:
-            mark(args.proxy, f"{args.label}:{i}")
+            mark(args.meter, f"{args.label}:{i}")
             t0 = time.perf_counter()
         nearest = {"column": "vector", "q": q[i], "k": args.k, "nprobes": args.nprobe}
         if args.refine:
@@ -113,12 +99,6 @@ def query(args: argparse.Namespace) -> None:
         r = ds.to_table(nearest=nearest, columns=["id", "_distance"])
         dt = time.perf_counter() - t0
         print(json.dumps({"query": i, "ids": r.column("id").to_pylist(), "seconds": dt}), flush=True)
-
-
-def warp_mark(meter: str, label: str) -> None:
-    req = urllib.request.Request(f"{meter}/__warp/mark?label={quote(label)}", method="POST", data=b"")
-    with urllib.request.urlopen(req, timeout=10) as r:
-        r.read()
 
 
 def bench(args: argparse.Namespace) -> None:
@@ -142,11 +122,11 @@ def bench(args: argparse.Namespace) -> None:
         # pool.map keeps Q queries in flight: each thread takes the next query
         # as its previous one returns (a closed loop, as `warp bench`).
         list(pool.map(one, range(args.warmup)))
-        warp_mark(args.meter, args.label)
+        mark(args.meter, args.label)
         t0 = time.perf_counter()
         done = list(pool.map(one, range(args.warmup, args.warmup + args.count)))
         wall = time.perf_counter() - t0
-        warp_mark(args.meter, f"{args.label}:end")
+        mark(args.meter, f"{args.label}:end")
     print(json.dumps({
         "wall_s": wall,
         "qps": args.count / wall,
@@ -171,7 +151,7 @@ def main() -> None:
     qp.add_argument("--nprobe", type=int, required=True)
     qp.add_argument("--k", type=int, default=10)
     qp.add_argument("--refine", type=int, default=0, help="Lance refine_factor (exact re-rank of k*R candidates)")
-    qp.add_argument("--proxy", required=True)
+    qp.add_argument("--meter", required=True, help="warp-s3 base URL (its /__warp/ admin API)")
     qp.add_argument("--label", default="lance")
     bp = sub.add_parser("bench")
     bp.add_argument("--uri", required=True)

@@ -1,15 +1,17 @@
 #!/usr/bin/env bash
 # The peer benchmark: real Lance (pylance, bench/peer/requirements.txt) beside
-# `warp` on one S3-protocol server (moto on 127.0.0.1), both through one
-# counting proxy (bench/proxy/s3proxy.py). Prints one table per run.
+# `warp` on one S3-protocol server, warp-s3 on 127.0.0.1 (host/s3-server: the
+# latency model of `--simulate s3` and one meter for both systems). Prints one
+# table per run.
 #
 #   bench/peer/run.sh --data DIR --name NAME --nlist N --pq-m M --nprobe P [--cold C --warm W]
 #   bench/peer/run.sh --synthetic N --dim D --name NAME --nlist … (vectors of `warp build --synthetic`)
 #
 # DIR holds base.fvecs, queries.fvecs, groundtruth.ivecs (bench/realdata/make_embeddings.py
 # writes them). Environment: WARP (the warp executable; default: scripts/artifact warp bin),
+# WARP_S3 (the warp-s3 executable; default: scripts/artifact warp-s3 bin),
 # WARP_PEER_VENV (default $HOME/.cache/warp/peer-venv, made by scripts/setup.d/70-peer),
-# PEER_OUT (a directory for the JSON rows; default: none). The servers stop on exit.
+# PEER_OUT (a directory for the JSON rows; default: none). The server stops on exit.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 source bench/peer/synthetic.sh
@@ -17,6 +19,7 @@ venv="${WARP_PEER_VENV:-$HOME/.cache/warp/peer-venv}"
 py="$venv/bin/python"
 [ -x "$py" ] || { echo "run.sh: no venv at $venv (run scripts/setup.d/70-peer)" >&2; exit 2; }
 warp="${WARP:-$(scripts/artifact warp bin)}"
+warp_s3="${WARP_S3:-$(scripts/artifact warp-s3 bin)}"
 data= synthetic= dim=128 name=
 pass=()
 while [ $# -gt 0 ]; do
@@ -41,20 +44,15 @@ if [ -n "$synthetic" ]; then
   data="$(peer_synthetic "$warp" "$py" "$work" "$synthetic" "$dim")"
 fi
 [ -n "$data" ] || { echo "run.sh: give --data DIR or --synthetic N" >&2; exit 2; }
-free_port() { python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'; }
-moto_port="$(free_port)"
-"$venv/bin/moto_server" -H 127.0.0.1 -p "$moto_port" >"$work/moto.log" 2>&1 &
+# No tail and no shared-link limit: compare.py sets the first byte and the
+# per-MiB cost (as the proxy it replaces injected them).
+"$warp_s3" --bind 127.0.0.1:0 --port-file "$work/port" --access-key test --secret-key test \
+  --bucket peer-bench --latency none --max-seconds 7200 >"$work/s3.log" 2>&1 &
 pids+=($!)
-"$py" bench/proxy/s3proxy.py --upstream "127.0.0.1:$moto_port" --port-file "$work/proxy.port" \
-  --max-seconds 7200 >"$work/proxy.log" 2>&1 &
-pids+=($!)
-for _ in $(seq 1 150); do
-  [ -s "$work/proxy.port" ] && curl -fsS "http://127.0.0.1:$moto_port/" >/dev/null 2>&1 && break
-  sleep 0.2
-done
-proxy="http://127.0.0.1:$(cat "$work/proxy.port")"
-curl -fsS -X PUT "$proxy/peer-bench" >/dev/null
-export AWS_ENDPOINT_URL="$proxy" AWS_ACCESS_KEY_ID=test AWS_SECRET_ACCESS_KEY=test AWS_REGION=us-east-1
+for _ in $(seq 1 100); do [ -s "$work/port" ] && break; sleep 0.1; done
+[ -s "$work/port" ] || { echo "run.sh: warp-s3 did not start: $(cat "$work/s3.log")" >&2; exit 1; }
+endpoint="http://127.0.0.1:$(cat "$work/port")"
+export AWS_ENDPOINT_URL="$endpoint" AWS_ACCESS_KEY_ID=test AWS_SECRET_ACCESS_KEY=test AWS_REGION=us-east-1
 json=()
 [ -n "${PEER_OUT:-}" ] && mkdir -p "$PEER_OUT" && json=(--json-out "$PEER_OUT/$name.json")
-"$py" bench/peer/compare.py --data "$data" --bucket peer-bench --proxy "$proxy" --warp "$warp" "${pass[@]}" "${json[@]}"
+"$py" bench/peer/compare.py --data "$data" --bucket peer-bench --meter "$endpoint" --warp "$warp" "${pass[@]}" "${json[@]}"
