@@ -25,7 +25,7 @@ from ._component import (
     WIT_VERSION, Planner, default_planner,
 )
 from ._types import (
-    S3, Affine, Coalesce, ComponentVersionError, FrontierPoint, Interval, LayoutName, Method,
+    S3, Affine, Coalesce, ComponentError, ComponentVersionError, FrontierPoint, Interval, LayoutName, Method,
     MethodName, Piecewise, Plan, PlanError, ReorderError, Request, Summary, Surrogate,
 )
 
@@ -33,7 +33,7 @@ __version__ = "0.1.0"
 
 __all__ = [
     "DEFAULT_DIMS", "DEFAULT_MEMORY_LIMIT", "PLANNER_INTERFACE", "REORDER_INTERFACE", "S3",
-    "WIT_PACKAGE", "WIT_VERSION", "Affine", "Coalesce", "ComponentVersionError", "FrontierPoint",
+    "WIT_PACKAGE", "WIT_VERSION", "Affine", "Coalesce", "ComponentError", "ComponentVersionError", "FrontierPoint",
     "Interval", "LayoutName", "Method", "MethodName", "Piecewise", "Plan", "PlanError", "Planner",
     "ReorderError", "Request", "Summary", "Surrogate", "coaccess_gap", "default_planner",
     "evaluate", "frontier", "plan", "plan_document", "reorder",

@@ -14,7 +14,7 @@ from wasmtime import component as wc
 
 from . import _check
 from ._types import (
-    S3, Affine, Coalesce, ComponentVersionError, FrontierPoint, Interval, Method, Piecewise,
+    S3, Affine, Coalesce, ComponentError, ComponentVersionError, FrontierPoint, Interval, Method, Piecewise,
     Plan, PlanError, ReorderError, Request, Summary, Surrogate,
 )
 
@@ -56,8 +56,7 @@ def _record(**fields: Any) -> wc.Record:
 
 def _interval(offset: int, length: int) -> wc.Record:
     r = wc.Record()
-    r.offset = offset
-    r.len = length
+    r.__dict__.update(offset=offset, len=length)
     return r
 
 
@@ -81,7 +80,7 @@ def _error_field(tag: str, payload: Any) -> str:
         # The display starts "plan memory:"; the table is sized by k_max.
         return "k_max" if payload.table > 0 else "intervals"
     if tag in ("invalid-groups", "json"):
-        return payload.field
+        return str(payload.field)
     return {
         "zero-k-max": "k_max",
         "invalid-parallelism": "parallelism",
@@ -101,12 +100,12 @@ def _load(engine: wasmtime.Engine, source: str | os.PathLike[str] | bytes | None
         try:
             data = path.read_bytes()
         except OSError as e:
-            raise ComponentVersionError(f"{where}: cannot read the planner component ({e.strerror})") from None
+            raise ComponentError(f"{where}: cannot read the planner component ({e.strerror})") from None
     try:
         component = wc.Component(engine, data)
     except wasmtime.WasmtimeError as e:
         first = str(e).strip().splitlines()[0] if str(e).strip() else "invalid"
-        raise ComponentVersionError(f"{where}: not a loadable WebAssembly component ({first})") from None
+        raise ComponentError(f"{where}: not a loadable WebAssembly component ({first})") from None
     exports = sorted(component.type.exports(engine))
     if PLANNER_INTERFACE not in exports or REORDER_INTERFACE not in exports:
         ours = [e for e in exports if e.startswith("warp:planner/")]
@@ -143,7 +142,7 @@ class Planner:
                 func_index = self._instance.get_export_index(self._store, name, index)
                 func = None if func_index is None else self._instance.get_func(self._store, func_index)
                 if func is None:
-                    raise ComponentVersionError(f"{self.source}: {iface} has no function {name}")
+                    raise ComponentError(f"{self.source}: {iface} has no function {name}")
                 self._funcs[name] = func
         if memory_limit is not None:
             self.set_memory_limit(memory_limit)

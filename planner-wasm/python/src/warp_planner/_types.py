@@ -42,7 +42,11 @@ class ReorderError(PlanError):
     """A reordering was refused: the offending field and the one-line display."""
 
 
-class ComponentVersionError(RuntimeError):
+class ComponentError(RuntimeError):
+    """The planner component could not be read, compiled or used."""
+
+
+class ComponentVersionError(ComponentError):
     """The component's WIT package version is not the one this package was built for."""
 
 

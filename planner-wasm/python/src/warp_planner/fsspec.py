@@ -27,7 +27,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from fsspec.asyn import AsyncFileSystem
+from fsspec.asyn import AsyncFileSystem  # type: ignore[import-untyped]
 
 from ._component import Planner, default_planner
 from ._types import S3, Method, Plan, Surrogate
@@ -104,7 +104,7 @@ class _Layout:
         return out
 
 
-class PlannedFileSystem(AsyncFileSystem):
+class PlannedFileSystem(AsyncFileSystem):  # type: ignore[misc]
     """Wraps the fsspec filesystem `fs`; `cat_ranges` plans each file's ranges
     with the WaRP planner instead of fixed gap rules.
 
@@ -167,15 +167,15 @@ class PlannedFileSystem(AsyncFileSystem):
         # Absolute [start, end) per requested range, as fsspec resolves them.
         spans: list[tuple[int, int]] = []
         for p, s, e in zip(paths, starts, ends):
-            size = sizes.get(p)
+            size = sizes.get(p, 0)  # fetched for every range that needs it
             s = 0 if s is None else s
             if s < 0:
-                s = max(size + s, 0)  # type: ignore[operator]
+                s = max(size + s, 0)
             if e is None:
                 e = size
             elif e < 0:
-                e = size + e  # type: ignore[operator]
-            spans.append((s, max(e, s)))  # type: ignore[arg-type]
+                e = size + e
+            spans.append((s, max(e, s)))
         by_path: dict[str, list[int]] = {}
         for i, p in enumerate(paths):
             if spans[i][1] > spans[i][0]:
