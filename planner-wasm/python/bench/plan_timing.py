@@ -4,7 +4,8 @@ The instances of `cargo bench -p warp-host --bench component` (BENCHMARKS.md,
 "Component vs native"): IVF-like probe intervals — n of 16·n clusters, payloads
 64–448 KiB back to back, SplitMix64 seed 0x5EED_BE7C ^ n — `warp`,
 K_max = n/2, P = 8, ε = 0.01, the S3 surrogate. Three figures per n, each the
-median (and min) over `--repeat` timeit runs of µs per call:
+median (and min) over `--repeat` timeit runs of µs per call, the garbage
+collector on:
 
 - `plan()`: the public call — input checks, WIT values built, the component
   call through wasmtime-py, the `Plan` dataclass built;
@@ -16,6 +17,7 @@ usage: python bench/plan_timing.py [--repeat 7] [--json]
 """
 
 import argparse
+import gc
 import json
 import statistics
 import timeit
@@ -52,7 +54,9 @@ def ivf_intervals(n):
 
 
 def per_call_us(fn, repeat):
-    timer = timeit.Timer(fn)
+    # The garbage collector stays on, as in an application (timeit turns it off
+    # by default; wasmtime-py's per-call type objects then pile up).
+    timer = timeit.Timer(fn, setup=gc.enable)
     number, _ = timer.autorange()
     runs = [t / number * 1e6 for t in timer.repeat(repeat=repeat, number=number)]
     return statistics.median(runs), min(runs), number
