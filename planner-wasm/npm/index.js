@@ -106,6 +106,9 @@ function pair(v, field, ka, kb) {
   throw refuse(field, `expected [${ka}, ${kb}] or {${ka}, ${kb}}, got ${show(v)}`);
 }
 
+/** `v` if it is a bigint in the u64 range (the fast path: no field string is built), else `u64(v, field())`. */
+const u64Fast = (v, field) => (typeof v === 'bigint' && v >= 0n && v <= U64_MAX ? v : u64(v, field()));
+
 function intervalsOf(intervals) {
   if (!Array.isArray(intervals)) throw refuse('intervals', `expected an array of [offset, len] or {offset, len}, got ${show(intervals)}`);
   const out = new Array(intervals.length);
@@ -118,7 +121,7 @@ function intervalsOf(intervals) {
     } else {
       [offset, len] = pair(iv, `intervals[${i}]`, 'offset', 'len');
     }
-    out[i] = { offset: u64(offset, `intervals[${i}].offset`), len: u64(len, `intervals[${i}].len`) };
+    out[i] = { offset: u64Fast(offset, () => `intervals[${i}].offset`), len: u64Fast(len, () => `intervals[${i}].len`) };
   }
   return out;
 }
@@ -343,7 +346,10 @@ function u32sOf(v, field) {
   if (v instanceof Uint32Array) return v;
   if (!Array.isArray(v) && !ArrayBuffer.isView(v)) throw refuse(field, `expected a Uint32Array or an array of integers, got ${show(v)}`);
   const out = new Uint32Array(v.length);
-  for (let i = 0; i < v.length; i++) out[i] = u32(v[i], `${field}[${i}]`);
+  for (let i = 0; i < v.length; i++) {
+    const x = v[i];
+    out[i] = typeof x === 'number' && x >= 0 && x <= U32_MAX && Number.isInteger(x) ? x : u32(x, `${field}[${i}]`);
+  }
   return out;
 }
 
@@ -351,7 +357,7 @@ function u64sOf(v, field) {
   if (v instanceof BigUint64Array) return v;
   if (!Array.isArray(v) && !ArrayBuffer.isView(v)) throw refuse(field, `expected a BigUint64Array or an array of integers, got ${show(v)}`);
   const out = new BigUint64Array(v.length);
-  for (let i = 0; i < v.length; i++) out[i] = u64(v[i], `${field}[${i}]`);
+  for (let i = 0; i < v.length; i++) out[i] = u64Fast(v[i], () => `${field}[${i}]`);
   return out;
 }
 
