@@ -11,8 +11,11 @@
 //
 // Timing: process.hrtime.bigint() around a round of calls (sized to about
 // --round-ms, default 200 ms, after a 1 s warm-up); the figure is the median
-// per-call time over --rounds (default 15) rounds, with the fastest and slowest
-// round. Prints the load average and whether rustc was running, before and after.
+// per-call wall time over --rounds (default 15) rounds, with the fastest and
+// slowest round, and the median per-call CPU time (process.cpuUsage(), user +
+// system of the whole process, so V8's GC threads count; on a busy box it
+// leaves out the time spent waiting for a core). Prints the load average and
+// whether rustc was running, before and after.
 import { execFileSync } from 'node:child_process';
 import { loadavg } from 'node:os';
 import { parseArgs } from 'node:util';
@@ -64,14 +67,18 @@ function time(f) {
     calls++;
   }
   const perRound = Math.max(1, Math.round((calls * roundMs) / 1000));
-  const us = [];
+  const us = [], cpu = [];
   for (let r = 0; r < rounds; r++) {
+    const c0 = process.cpuUsage();
     const t0 = process.hrtime.bigint();
     for (let i = 0; i < perRound; i++) f();
     us.push(Number(process.hrtime.bigint() - t0) / 1000 / perRound);
+    const c = process.cpuUsage(c0);
+    cpu.push((c.user + c.system) / perRound);
   }
-  us.sort((a, b) => a - b);
-  return { median: us[Math.floor(us.length / 2)], min: us[0], max: us.at(-1), perRound };
+  const median = (xs) => xs.sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+  const cpuMedian = median(cpu);
+  return { median: median(us), min: us[0], max: us.at(-1), cpu: cpuMedian, perRound };
 }
 
 const busy = () => {
@@ -85,9 +92,9 @@ const state = () => `load average ${loadavg().map((x) => x.toFixed(2)).join(' ')
 
 const raw = component['warp:planner/planner@0.1.0'];
 console.log(`warp-planner (${WIT_PACKAGE}) under Node ${process.version}; ${rounds} rounds of ~${roundMs} ms each; before: ${state()}`);
-console.log('| n, K_max | plan() wrapper | component export | requests | T_P ms |');
+console.log('| n, K_max | plan() wrapper: wall (range), CPU | component export: wall (range), CPU | requests | T_P ms |');
 console.log('|---|---|---|---|---|');
-const fmt = (t) => `${t.median.toFixed(2)} µs (${t.min.toFixed(2)}–${t.max.toFixed(2)})`;
+const fmt = (t) => `${t.median.toFixed(2)} µs (${t.min.toFixed(2)}–${t.max.toFixed(2)}), ${t.cpu.toFixed(2)} µs`;
 for (const n of [16, 256, 1024]) {
   const intervals = ivfIntervals(n);
   const options = { kMax: n / 2, parallelism: 8, surrogate: S3_SURROGATE, epsilon: 0.01, method: 'warp' };
