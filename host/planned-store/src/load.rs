@@ -26,53 +26,31 @@
 //! fewest bytes that keep the slots from binding instead.
 //!
 //! # Estimating `C` online
-//! A link that binds shows in the bodies: they share it, so each streams
-//! slower than its own pace `base` ms/MiB. A busy CPU shows elsewhere: a task
-//! that wakes late adds a delay to the GET's headers, and to its body at
-//! most the delay of its last wake-up (chunks that arrived meanwhile are read
-//! at once), a constant that does not grow with the body's size. So every
-//! [`REFRESH`] completed GETs the estimator fits the body times
-//! `b_i = ℓ_i − f_i` (last byte minus headers) of the last [`WINDOW`] GETs
-//! as `b = a + s · MiB` and reads the pressure from the slope only:
+//! A link that binds shows as GETs taking longer than `t₀` once their I/O
+//! slot is granted: they queue for the link while holding the slot. Every
+//! [`REFRESH`] completed GETs the estimator measures the pressure
 //!
 //! ```text
-//! s = the (½ − 1/√n)-quantile over pairs i < j ≤ i + 32 of (b_j − b_i) / (MiB_j − MiB_i)
-//! π = s / base − 1
+//! π = median over the last PRESSURE_WINDOW GETs of (ℓ_i / t₀(L_i)) − 1
 //! ```
 //!
-//! (Theil–Sen's median slope taken at the lower end of its 95 % interval:
-//! for `n` GETs the sign test's rank `n/2 − √n`; pairs whose sizes differ
-//! by at least a tenth and 16 KiB). The median ignores the long tail, which
-//! is the hedger's business; the lower bound keeps a window whose bodies are
-//! too short for the scheduler's noise (a few-ms wake-up against a 0.3 ms
-//! body) from reading as a full link by chance: there the slopes spread
-//! wide and the bound falls below the own pace. Also measured is the rate
-//! `r` at which the last [`PRESSURE_WINDOW`] GETs
-//! delivered bytes (MiB over the time between the first and the last
-//! completion). The intercept `a` takes the scheduler's delay and the
-//! timer's granularity (a millisecond for tokio's), the slope the link. A
-//! window whose sizes are too alike for a slope ([`MIN_PAIRS`] pairs) says
-//! nothing. A body read at once (it arrived while the task slept on its
-//! headers) counts as a zero; only when no body in the window took time (a
-//! store that buffers them) is `π` the median of `ℓ_i / t₀(L_i) − 1` over
-//! whole GETs. The link's state is the median `π̃` of the last
-//! [`PRESSURES`] refreshes' `π`, so one noisy window does not decide it.
-//! While `π̃ >` [`SATURATED`] (after at least three refreshes) the link was busy and
+//! (`ℓ_i` from issue to last byte; the median ignores the long tail, which is
+//! the hedger's business, and median-one latency noise) and the rate `r` at
+//! which the same GETs delivered bytes (MiB over the time between the first
+//! and the last completion). While `π >` [`SATURATED`] the link was busy and
 //! delivered its capacity, so `r` is kept, and `C` is the median of the last
 //! [`BUSY_RATES`] rates kept: a window straddling the moment the plans got
 //! leaner reads low (and a drift down would make the plans leaner still), one
 //! whose GETs finished bunched reads high; the median ignores both. Otherwise
-//! a link with room delivers what is asked of it, which says only that `C`
-//! is at least that: a rate above the current `C` delivered without pressure
-//! replaces it (so a `C` read too low, from a window mistaken for busy, is
-//! corrected as soon as the plans it makes deliver more). Until the link has been seen full, `C` is
+//! nothing is kept: a link with room delivers what is asked of it, which says
+//! nothing of its capacity. Until the link has been seen full, `C` is
 //! unknown and every call plans once with the prior. `C` is a property of
 //! the link, not of the plans, so choosing plans by it does not feed back
 //! into its estimate the way a load-dependent price would.
 //!
 //! # Bounds and determinism
-//! `O(WINDOW)` memory; each refresh is an `O(WINDOW · 32 · log)` pass under
-//! the estimator's lock (one per [`REFRESH`] GETs). Given the same
+//! `O(WINDOW)` memory; each refresh is an `O(PRESSURE_WINDOW log
+//! PRESSURE_WINDOW)` pass under the estimator's lock. Given the same
 //! completion sequence the estimate is the same; a fixed surrogate
 //! ([`PlannedStoreBuilder::with_surrogate`](crate::PlannedStoreBuilder::with_surrogate))
 //! bypasses it entirely.
@@ -98,25 +76,6 @@ pub const SATURATED: f64 = 0.10;
 pub const PRICES: [f64; 9] = [1.0, 2.0, 4.0, 8.0, 16.0, 32.0, 64.0, 256.0, 1024.0];
 /// Busy-window rates `C` is the median of.
 pub const BUSY_RATES: usize = 15;
-/// Size pairs the body-time slope needs; with fewer the window says
-/// nothing of the link.
-pub const MIN_PAIRS: usize = 32;
-/// Two GETs form a slope pair only when their sizes differ by at least this
-/// many MiB (16 KiB: below it a timer's granularity is the difference).
-const MIN_PAIR_MIB: f64 = 1.0 / 64.0;
-/// Refresh pressures the link's state is the median of.
-pub const PRESSURES: usize = 5;
-/// Refreshes before the link may be called full.
-const MIN_PRESSURES: usize = 3;
-/// Two GETs form a slope pair when their sizes differ by at least this
-/// fraction of the larger.
-const PAIR_SPREAD: f64 = 0.1;
-/// Two GETs form a slope pair when at most this many GETs apart in the
-/// window (which bounds a refresh to `WINDOW · PAIR_LAG` pairs).
-const PAIR_LAG: usize = 32;
-/// A body shorter than this, ms, was read at once (it arrived with, or
-/// before, its headers were seen).
-const MIN_BODY_MS: f64 = 0.05;
 /// Shortest span, ms, a delivered rate is measured over.
 const MIN_SPAN_MS: f64 = 20.0;
 /// Smoothing of the first-byte and throughput averages.
@@ -147,8 +106,7 @@ pub struct LoadSnapshot {
     /// Exponentially weighted per-request body throughput, MiB/s (0 while
     /// bodies arrive with their headers, as in the simulator).
     pub request_mib_s: f64,
-    /// The pressure `π`: the median of the last [`PRESSURES`] refreshes'
-    /// (0 before the first).
+    /// The last measured pressure `π` (0 before the first refresh).
     pub pressure: f64,
     /// The last measured delivered rate `r`, MiB/s.
     pub delivered_mib_s: f64,
@@ -166,8 +124,6 @@ pub struct LoadSnapshot {
 struct Seen {
     mib: f64,
     latency_ms: f64,
-    /// Headers to last byte, ms.
-    body_ms: f64,
     in_flight: f64,
     done: Instant,
 }
@@ -182,8 +138,6 @@ struct State {
     prior: Option<(f64, f64)>,
     since_refresh: u32,
     pressure: f64,
-    /// The last [`PRESSURES`] refresh pressures.
-    pressures: VecDeque<f64>,
     delivered_mib_s: f64,
     /// The last [`BUSY_RATES`] rates measured while the link was busy.
     busy_rates: VecDeque<f64>,
@@ -261,7 +215,6 @@ impl LoadEstimator {
         st.window.push_back(Seen {
             mib,
             latency_ms: s.latency_ms,
-            body_ms: (s.latency_ms - s.first_byte_ms).max(0.0),
             in_flight: s.in_flight as f64,
             done: s.done,
         });
@@ -319,15 +272,11 @@ fn refresh(st: &mut State, prior: (f64, f64)) {
         .take(PRESSURE_WINDOW)
         .copied()
         .collect();
-    let all: Vec<Seen> = st.window.iter().copied().collect();
-    if let Some(p) = pressure(&all, &recent, prior) {
-        if st.pressures.len() == PRESSURES {
-            st.pressures.pop_front();
-        }
-        st.pressures.push_back(p);
-        let mut last: Vec<f64> = st.pressures.iter().copied().collect();
-        st.pressure = quantile(&mut last, 0.5);
-    }
+    let mut ratios: Vec<f64> = recent
+        .iter()
+        .map(|s| s.latency_ms / (prior.0 + prior.1 * s.mib).max(1e-3))
+        .collect();
+    st.pressure = quantile(&mut ratios, 0.5) - 1.0;
     // `recent` runs newest first.
     let (Some(last), Some(first)) = (recent.first(), recent.last()) else {
         return;
@@ -343,58 +292,14 @@ fn refresh(st: &mut State, prior: (f64, f64)) {
     let mib: f64 = recent[..recent.len() - 1].iter().map(|w| w.mib).sum();
     let r = mib / (span_ms / 1000.0);
     st.delivered_mib_s = r;
-    if st.pressures.len() >= MIN_PRESSURES && st.pressure > SATURATED {
+    if st.pressure > SATURATED {
         if st.busy_rates.len() == BUSY_RATES {
             st.busy_rates.pop_front();
         }
         st.busy_rates.push_back(r);
         let mut rates: Vec<f64> = st.busy_rates.iter().copied().collect();
         st.capacity_mib_s = Some(quantile(&mut rates, 0.5));
-    } else if st.capacity_mib_s.is_some_and(|c| r > c) {
-        // Delivered without pressure: the link carries at least `r`.
-        st.busy_rates.clear();
-        st.busy_rates.push_back(r);
-        st.capacity_mib_s = Some(r);
     }
-}
-
-/// The pressure `π` against the prior `(fixed, base)` (module docs): from
-/// the Theil–Sen slope of body time on size over the whole window `all`
-/// (pairs at most [`PAIR_LAG`] GETs apart whose sizes differ by at least
-/// [`PAIR_SPREAD`] of the larger and [`MIN_PAIR_MIB`]); `None` when there
-/// are fewer than [`MIN_PAIRS`] such pairs. When every body arrived with its
-/// headers (no body time anywhere in the window), the median whole-GET
-/// ratio `ℓ / t₀ − 1` of the `recent` GETs. `O(n · PAIR_LAG)` for `n ≤` [`WINDOW`] GETs.
-fn pressure(all: &[Seen], recent: &[Seen], prior: (f64, f64)) -> Option<f64> {
-    let base = prior.1;
-    // A body read at once may be one that arrived while the task slept
-    // (its headers seen late): it counts, as a zero. Only a window in which
-    // no body took time is a store that hands bodies over with headers.
-    let bodies: Vec<&Seen> = all.iter().filter(|s| s.mib > 0.0).collect();
-    if bodies.iter().any(|s| s.body_ms >= MIN_BODY_MS) {
-        if base <= 0.0 {
-            return None;
-        }
-        let mut slopes = Vec::new();
-        for (i, a) in bodies.iter().enumerate() {
-            for b in bodies.iter().skip(i + 1).take(PAIR_LAG) {
-                let d = b.mib - a.mib;
-                if d.abs() >= (PAIR_SPREAD * a.mib.max(b.mib)).max(MIN_PAIR_MIB) {
-                    slopes.push((b.body_ms - a.body_ms) / d);
-                }
-            }
-        }
-        // The lower end of a two-sided 95 % interval of the median slope:
-        // rank n/2 − √n of n (the sign test's bound, with the window's
-        // GETs, not its dependent pairs, as the sample size).
-        let q = (0.5 - 1.0 / (bodies.len() as f64).sqrt()).max(0.0);
-        return (slopes.len() >= MIN_PAIRS).then(|| quantile(&mut slopes, q) / base - 1.0);
-    }
-    let mut ratios: Vec<f64> = recent
-        .iter()
-        .map(|s| s.latency_ms / (prior.0 + base * s.mib).max(1e-3))
-        .collect();
-    (!ratios.is_empty()).then(|| quantile(&mut ratios, 0.5) - 1.0)
 }
 
 /// The `q`-quantile (lower, by rank `⌊q · (n − 1)⌋`) of `v`, 0 for none.
@@ -498,123 +403,6 @@ mod tests {
             feed(&est, &mut t, 1, 1 << 20, ms, 2.0);
         }
         assert_eq!(est.capacity_mib_s(), None);
-    }
-
-    /// GETs of sizes cycling through 64 KiB..2 MiB, bodies streaming at
-    /// `per_mib` ms/MiB, seen by a task that wakes late by a scheduler delay
-    /// of 0–`delay_ms` (drawn from a fixed sequence) for the headers and
-    /// again for the last byte: the headers are seen `δ₁` late, the last
-    /// byte at `max(arrival + δ₂, headers seen)` (chunks that came while the
-    /// task slept are read at once). One completes every `gap_ms`.
-    fn feed_streamed(
-        est: &LoadEstimator,
-        clock: &mut Instant,
-        n: usize,
-        per_mib: f64,
-        delay_ms: f64,
-        gap_ms: f64,
-    ) {
-        let mut x = 0x2545_f491_4f6c_dd1du64;
-        let mut draw = || {
-            x ^= x << 13;
-            x ^= x >> 7;
-            x ^= x << 17;
-            (x >> 11) as f64 / (1u64 << 53) as f64
-        };
-        for i in 0..n {
-            let len = (64u64 << 10) * (1 + (i as u64 * 7) % 32);
-            let mib = len as f64 / 1_048_576.0;
-            let (d1, d2) = (draw() * delay_ms, draw() * delay_ms);
-            let first_byte_ms = PRIOR.0 + d1;
-            let body_ms = (per_mib * mib + d2 - d1).max(0.0);
-            *clock += Duration::from_secs_f64(gap_ms / 1000.0);
-            est.observe(GetSample {
-                len,
-                first_byte_ms,
-                latency_ms: first_byte_ms + body_ms,
-                in_flight: 8,
-                done: *clock,
-            });
-        }
-    }
-
-    #[test]
-    fn scheduler_delay_is_not_taken_for_a_full_link() {
-        // Bodies at their own pace (5 ms/MiB), every header and body up to
-        // 20 ms late (a CPU shared with CPU-bound processes): the delay is
-        // larger than most bodies, yet it does not grow with their size.
-        let est = LoadEstimator::new();
-        est.note_prior(PRIOR);
-        let mut t = Instant::now();
-        feed_streamed(&est, &mut t, 2000, 5.0, 20.0, 2.0);
-        let s = est.snapshot();
-        assert!(s.pressure < SATURATED, "{s:?}");
-        assert_eq!(s.capacity_mib_s, None, "{s:?}");
-        // Whole-GET latency would have said otherwise: its median ratio to
-        // t₀ is far above the saturation threshold.
-        let recent: Vec<Seen> = est.lock().window.iter().copied().collect();
-        let mut whole: Vec<f64> = recent
-            .iter()
-            .map(|w| w.latency_ms / (PRIOR.0 + PRIOR.1 * w.mib))
-            .collect();
-        assert!(quantile(&mut whole, 0.5) - 1.0 > SATURATED);
-    }
-
-    #[test]
-    fn a_full_link_shows_in_the_body_slope_despite_scheduler_delay() {
-        // Bodies at a third of their own pace (15 ms/MiB: the link's fair
-        // share), with the same delays: the link is seen full (π = 2, read
-        // at the lower end of its interval).
-        let est = LoadEstimator::new();
-        est.note_prior(PRIOR);
-        let mut t = Instant::now();
-        feed_streamed(&est, &mut t, 2000, 15.0, 20.0, 1.0);
-        let s = est.snapshot();
-        assert!(s.pressure > 1.0 && s.pressure < 2.5, "{s:?}");
-        assert!(s.capacity_mib_s.is_some(), "{s:?}");
-    }
-
-    #[test]
-    fn alike_sizes_say_nothing_of_the_link() {
-        // Every GET 50 KiB with a body of 1.3 ms (own pace 0.24 ms; tokio's
-        // timer wakes on the millisecond): no slope, and no pressure either —
-        // the ratio 5.3 would be the timer's granularity, not the link.
-        let seen = |mib: f64| Seen {
-            mib,
-            latency_ms: 26.3,
-            body_ms: 1.3,
-            in_flight: 8.0,
-            done: Instant::now(),
-        };
-        let alike: Vec<Seen> = (0..WINDOW)
-            .map(|i| seen(0.048 + 1e-4 * (i % 8) as f64))
-            .collect();
-        assert_eq!(pressure(&alike, &alike[..PRESSURE_WINDOW], PRIOR), None);
-        // Bodies arriving with their headers: the whole-GET ratio.
-        let buffered: Vec<Seen> = (0..PRESSURE_WINDOW)
-            .map(|_| Seen {
-                body_ms: 0.0,
-                latency_ms: 60.0,
-                ..seen(1.0)
-            })
-            .collect();
-        assert_eq!(pressure(&buffered, &buffered, PRIOR), Some(1.0));
-    }
-
-    #[test]
-    fn a_capacity_read_too_low_rises_to_what_is_delivered() {
-        let est = LoadEstimator::new();
-        est.note_prior(PRIOR);
-        let mut t = Instant::now();
-        // Busy at 1024 MiB/s (twice the own pace), then the link has room and
-        // delivers 2000 MiB/s at the own pace: C follows it up.
-        feed_streamed(&est, &mut t, 1000, 15.0, 0.0, 1.0);
-        let low = est.capacity_mib_s().unwrap();
-        feed_streamed(&est, &mut t, 1000, 5.0, 0.0, 0.5);
-        let s = est.snapshot();
-        assert!(s.pressure < SATURATED, "{s:?}");
-        let c = s.capacity_mib_s.unwrap();
-        assert!(c > 1.5 * low && c >= s.delivered_mib_s, "{low} -> {s:?}");
     }
 
     #[test]
