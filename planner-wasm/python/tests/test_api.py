@@ -43,7 +43,17 @@ class Installed(unittest.TestCase):
 
 class PlanApi(unittest.TestCase):
     def test_readme_snippet(self):
-        """The three lines of the README, verbatim."""
+        """The repository README's Python block, run as written: it prints what its comment says."""
+        import contextlib, io, os, re
+        from pathlib import Path
+        readme = Path(os.environ.get("WARP_REPO", Path(__file__).resolve().parents[3])) / "README.md"
+        blocks = re.findall(r"^```python\n(.*?)^```\n", readme.read_text(), flags=re.S | re.M)
+        block = next(b for b in blocks if b.startswith("import warp_planner"))
+        out = io.StringIO()
+        with contextlib.redirect_stdout(out):
+            exec(compile(block, "README.md", "exec"), {})
+        want = block.strip().splitlines()[-1].split("# ", 1)[1]
+        self.assertEqual(out.getvalue().strip(), want)
         plan = wp.plan([(0, 4096), (8192, 4096), (1 << 20, 4096)], k_max=2, parallelism=8.0)
         self.assertEqual((plan.ranges, plan.t_ms), ([(0, 12288), (1048576, 4096)], 28.18603515625))
 
