@@ -31,11 +31,16 @@
 //! [`REFRESH`] completed GETs the estimator measures the pressure
 //!
 //! ```text
-//! π = median over the last PRESSURE_WINDOW GETs of (ℓ_i / t₀(L_i)) − 1
+//! π = median over the last PRESSURE_WINDOW GETs of (ℓ'_i / t₀(L_i)) − 1,   ℓ'_i = fixed + b_i
 //! ```
 //!
-//! (`ℓ_i` from issue to last byte; the median ignores the long tail, which is
-//! the hedger's business, and median-one latency noise) and the rate `r` at
+//! (`b_i` the GET's body time, headers to last byte: a shared link slows
+//! bodies, while the first byte is where a busy CPU's wake-up delay lands,
+//! so the measured first byte is replaced by the prior's; for a store that
+//! hands bodies over with their headers, no body in the window takes time
+//! and `ℓ'_i` is the whole latency, issue to last byte. The median ignores
+//! the long tail, which is the hedger's business, and median-one latency
+//! noise) and the rate `r` at
 //! which the same GETs delivered bytes (MiB over the time between the first
 //! and the last completion). While `π >` [`SATURATED`] the link was busy and
 //! delivered its capacity, so `r` is kept, and `C` is the median of the last
@@ -78,6 +83,9 @@ pub const PRICES: [f64; 9] = [1.0, 2.0, 4.0, 8.0, 16.0, 32.0, 64.0, 256.0, 1024.
 pub const BUSY_RATES: usize = 15;
 /// Shortest span, ms, a delivered rate is measured over.
 const MIN_SPAN_MS: f64 = 20.0;
+/// A body shorter than this, ms, was read at once (it came with its
+/// headers, or while the task slept on them).
+const MIN_BODY_MS: f64 = 0.05;
 /// Smoothing of the first-byte and throughput averages.
 const ALPHA: f64 = 0.05;
 
@@ -124,6 +132,8 @@ pub struct LoadSnapshot {
 struct Seen {
     mib: f64,
     latency_ms: f64,
+    /// Headers to last byte, ms.
+    body_ms: f64,
     in_flight: f64,
     done: Instant,
 }
@@ -215,6 +225,7 @@ impl LoadEstimator {
         st.window.push_back(Seen {
             mib,
             latency_ms: s.latency_ms,
+            body_ms: (s.latency_ms - s.first_byte_ms).max(0.0),
             in_flight: s.in_flight as f64,
             done: s.done,
         });
@@ -272,9 +283,21 @@ fn refresh(st: &mut State, prior: (f64, f64)) {
         .take(PRESSURE_WINDOW)
         .copied()
         .collect();
+    // A shared link slows bodies; the first byte is where a busy CPU's
+    // wake-up delay lands. So a GET is priced as the prior's first byte
+    // plus its measured body, unless no body in the window took time (a
+    // store that hands bodies over with the headers): then whole latency.
+    let streamed = recent.iter().any(|s| s.body_ms >= MIN_BODY_MS);
     let mut ratios: Vec<f64> = recent
         .iter()
-        .map(|s| s.latency_ms / (prior.0 + prior.1 * s.mib).max(1e-3))
+        .map(|s| {
+            let took = if streamed {
+                prior.0 + s.body_ms
+            } else {
+                s.latency_ms
+            };
+            took / (prior.0 + prior.1 * s.mib).max(1e-3)
+        })
         .collect();
     st.pressure = quantile(&mut ratios, 0.5) - 1.0;
     // `recent` runs newest first.
@@ -403,6 +426,43 @@ mod tests {
             feed(&est, &mut t, 1, 1 << 20, ms, 2.0);
         }
         assert_eq!(est.capacity_mib_s(), None);
+    }
+
+    #[test]
+    fn a_late_first_byte_is_not_taken_for_a_full_link() {
+        // 1 MiB GETs whose headers are seen 15 ms late (a task woken late on
+        // a busy CPU) and whose bodies stream at their own pace: 45 ms in
+        // all against t₀ = 30 ms, yet the link has room.
+        let est = LoadEstimator::new();
+        est.note_prior(PRIOR);
+        let mut t = Instant::now();
+        for _ in 0..1000 {
+            t += Duration::from_millis(2);
+            est.observe(GetSample {
+                len: 1 << 20,
+                first_byte_ms: 40.0,
+                latency_ms: 45.0,
+                in_flight: 8,
+                done: t,
+            });
+        }
+        let s = est.snapshot();
+        assert_eq!(s.capacity_mib_s, None, "{s:?}");
+        assert!(s.pressure.abs() < 1e-9, "{s:?}");
+        // Bodies at a third of their pace (15 ms for 1 MiB): a full link.
+        let est = LoadEstimator::new();
+        est.note_prior(PRIOR);
+        for _ in 0..1000 {
+            t += Duration::from_millis(1);
+            est.observe(GetSample {
+                len: 1 << 20,
+                first_byte_ms: 25.0,
+                latency_ms: 40.0,
+                in_flight: 8,
+                done: t,
+            });
+        }
+        assert!(est.capacity_mib_s().is_some());
     }
 
     #[test]
