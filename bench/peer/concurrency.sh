@@ -13,12 +13,8 @@
 # the JSON rows and SVG charts; default: none). The server stops on exit.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
-source bench/peer/synthetic.sh
-venv="${WARP_PEER_VENV:-$HOME/.cache/warp/peer-venv}"
-py="$venv/bin/python"
-[ -x "$py" ] || { echo "concurrency.sh: no venv at $venv (run scripts/setup.d/70-peer)" >&2; exit 2; }
-warp="${WARP:-$(scripts/artifact warp bin)}"
-warp_s3="${WARP_S3:-$(scripts/artifact warp-s3 bin)}"
+source bench/peer/lib.sh
+peer_tools concurrency.sh
 data= synthetic= dim=128 name=
 pass=() server=()
 while [ $# -gt 0 ]; do
@@ -33,24 +29,14 @@ while [ $# -gt 0 ]; do
 done
 [ -n "$name" ] || { echo "concurrency.sh: --name is required" >&2; exit 2; }
 work="$(mktemp -d)"
-pid=
 cleanup() {
-  [ -z "$pid" ] || { kill "$pid" 2>/dev/null || true; wait "$pid" 2>/dev/null || true; }
+  peer_stop_s3
   rm -rf "$work"
 }
 trap cleanup EXIT
-if [ -n "$synthetic" ]; then
-  [ -z "$data" ] || { echo "concurrency.sh: --data and --synthetic exclude each other" >&2; exit 2; }
-  data="$(peer_synthetic "$warp" "$py" "$work" "$synthetic" "$dim")"
-fi
-[ -n "$data" ] || { echo "concurrency.sh: give --data DIR or --synthetic N" >&2; exit 2; }
-"$warp_s3" --bind 127.0.0.1:0 --port-file "$work/port" --access-key test --secret-key test \
-  --bucket peer-bench --max-seconds 14400 "${server[@]}" >"$work/s3.log" 2>&1 &
-pid=$!
-for _ in $(seq 1 100); do [ -s "$work/port" ] && break; sleep 0.1; done
-[ -s "$work/port" ] || { echo "concurrency.sh: warp-s3 did not start: $(cat "$work/s3.log")" >&2; exit 1; }
-endpoint="http://127.0.0.1:$(cat "$work/port")"
-export AWS_ENDPOINT_URL="$endpoint" AWS_ACCESS_KEY_ID=test AWS_SECRET_ACCESS_KEY=test AWS_REGION=us-east-1
+peer_data concurrency.sh "$work"
+peer_start_s3 "$work" --max-seconds 14400 "${server[@]}"
+endpoint="$AWS_ENDPOINT_URL"
 out=()
 [ -n "${PEER_OUT:-}" ] && mkdir -p "$PEER_OUT" && out=(--json-out "$PEER_OUT/$name-concurrency.json" --svg-dir "$PEER_OUT")
 "$py" bench/peer/concurrency.py --data "$data" --endpoint "$endpoint" --bucket peer-bench --warp "$warp" "${pass[@]}" "${out[@]}"

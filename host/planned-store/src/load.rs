@@ -112,7 +112,7 @@ pub struct LoadSnapshot {
     /// Exponentially weighted first-byte latency, ms (`α = 0.05`).
     pub first_byte_ms: f64,
     /// Exponentially weighted per-request body throughput, MiB/s (0 while
-    /// bodies arrive with their headers, as in the simulator).
+    /// bodies arrive with their headers, as from a store that buffers them).
     pub request_mib_s: f64,
     /// The last measured pressure `π` (0 before the first refresh).
     pub pressure: f64,
