@@ -90,6 +90,29 @@ fn colour(i: usize) -> RGBColor {
     COLOURS[i % COLOURS.len()]
 }
 
+/// Draws the series legend of `chart` at `position` in `font_px` type, on a
+/// translucent white box: the one legend style of every chart here.
+fn legend<'a, DB, CT>(
+    chart: &mut ChartContext<'a, DB, CT>,
+    position: SeriesLabelPosition,
+    font_px: u32,
+    path: &Path,
+) -> Result<()>
+where
+    DB: DrawingBackend + 'a,
+    CT: plotters::coord::CoordTranslate,
+    DB::ErrorType: 'static,
+{
+    chart
+        .configure_series_labels()
+        .position(position)
+        .background_style(WHITE.mix(0.85))
+        .border_style(RGBColor(180, 180, 180))
+        .label_font((FONT, font_px))
+        .draw()
+        .map_err(|e| draw_err(path, e))
+}
+
 fn draw_err(path: &Path, e: impl std::fmt::Display) -> Error {
     Error::Io {
         path: path.display().to_string(),
@@ -336,14 +359,7 @@ fn draw_recall(path: &Path, ctx: &PlotContext, rows: &[BenchRow]) -> Result<()> 
             }
         }
         if pi == 0 {
-            chart
-                .configure_series_labels()
-                .position(SeriesLabelPosition::LowerRight)
-                .background_style(WHITE.mix(0.85))
-                .border_style(RGBColor(180, 180, 180))
-                .label_font((FONT, 13))
-                .draw()
-                .map_err(|e| draw_err(path, e))?;
+            legend(&mut chart, SeriesLabelPosition::LowerRight, 13, path)?;
         }
     }
     root.present().map_err(|e| draw_err(path, e))
@@ -491,14 +507,7 @@ fn draw_lines(
                 .draw_series(pts.iter().map(|&p| Circle::new(p, 4, c.filled())))
                 .map_err(|e| draw_err(path, e))?;
         }
-        chart
-            .configure_series_labels()
-            .position(SeriesLabelPosition::UpperLeft)
-            .background_style(WHITE.mix(0.85))
-            .border_style(RGBColor(180, 180, 180))
-            .label_font((FONT, 13))
-            .draw()
-            .map_err(|e| draw_err(path, e))?;
+        legend(&mut chart, SeriesLabelPosition::UpperLeft, 13, path)?;
     }
     root.present().map_err(|e| draw_err(path, e))
 }
@@ -561,14 +570,7 @@ fn draw_bars(
             }
         }
         if pi == 0 {
-            chart
-                .configure_series_labels()
-                .position(SeriesLabelPosition::UpperLeft)
-                .background_style(WHITE.mix(0.85))
-                .border_style(RGBColor(180, 180, 180))
-                .label_font((FONT, 13))
-                .draw()
-                .map_err(|e| draw_err(path, e))?;
+            legend(&mut chart, SeriesLabelPosition::UpperLeft, 13, path)?;
         }
     }
     root.present().map_err(|e| draw_err(path, e))
@@ -633,14 +635,7 @@ fn draw_cache(path: &Path, ctx: &PlotContext, axes: &Axes, rows: &[BenchRow]) ->
                 .map_err(|e| draw_err(path, e))?;
         }
         if i == 0 {
-            chart
-                .configure_series_labels()
-                .position(SeriesLabelPosition::UpperRight)
-                .background_style(WHITE.mix(0.85))
-                .border_style(RGBColor(180, 180, 180))
-                .label_font((FONT, 11))
-                .draw()
-                .map_err(|e| draw_err(path, e))?;
+            legend(&mut chart, SeriesLabelPosition::UpperRight, 11, path)?;
         }
     }
     root.present().map_err(|e| draw_err(path, e))
