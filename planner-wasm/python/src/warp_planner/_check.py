@@ -65,29 +65,27 @@ def fail(field: str, message: str) -> PlanError:
     return PlanError(field, f"{field}: {message}")
 
 
-def u64(v: Any, field: str) -> int:
-    """An unsigned 64-bit integer (a Python int or anything with `__index__`, never a bool or float)."""
+def _uint(v: Any, field: str, top: int, bits: int) -> int:
+    """An integer in `0..=top` (a Python int or anything with `__index__`, never a bool or float)."""
     if not isinstance(v, bool) and not isinstance(v, float):
         try:
             i = operator.index(v)
         except TypeError:
             pass
         else:
-            if 0 <= i <= U64_MAX:
+            if 0 <= i <= top:
                 return i
-    raise fail(field, f"expected an unsigned 64-bit integer, got {echo(render(v))}")
+    raise fail(field, f"expected an unsigned {bits}-bit integer, got {echo(render(v))}")
+
+
+def u64(v: Any, field: str) -> int:
+    """An unsigned 64-bit integer."""
+    return _uint(v, field, U64_MAX, 64)
 
 
 def u32(v: Any, field: str) -> int:
-    if not isinstance(v, bool) and not isinstance(v, float):
-        try:
-            i = operator.index(v)
-        except TypeError:
-            pass
-        else:
-            if 0 <= i <= U32_MAX:
-                return i
-    raise fail(field, f"expected an unsigned 32-bit integer, got {echo(render(v))}")
+    """An unsigned 32-bit integer."""
+    return _uint(v, field, U32_MAX, 32)
 
 
 def f64(v: Any, field: str) -> float:
