@@ -171,6 +171,34 @@ class Refusals(unittest.TestCase):
         planner.set_memory_limit(wp.DEFAULT_MEMORY_LIMIT)
         self.assertEqual(len(planner.plan(ivs, k_max=100, method="exact").requests) <= 100, True)
 
+    def test_a_call_past_its_deadline_is_stopped_and_the_planner_recovers(self):
+        """`frontier` at n = 1024 takes tens of ms in the guest; at a 1 ms limit the
+        watchdog stops it inside the guest with the native planner's line, and the
+        replaced instance then plans as before (the same plan as a fresh planner)."""
+        ivs = [(i * 100_000, 4096 + i) for i in range(1024)]
+        fast = wp.Planner(deadline_ms=1)
+        for _ in range(3):
+            e = self.refused("plan", fast.plan, ivs, k_max=512, parallelism=16, method="frontier",
+                             kind="interrupted")
+            self.assertIn("stopped at the deadline", e.message)
+        self.assertEqual(fast.plan(IVS[:1]), wp.Planner().plan(IVS[:1]))
+        fast.set_memory_limit(1024)  # kept across the replacement of the instance
+        self.refused("plan", fast.plan, ivs, k_max=512, method="frontier", kind="interrupted")
+        self.refused("k_max", wp.Planner(memory_limit=1024).plan, ivs[:200], k_max=100, method="exact",
+                     kind="memory-limit")
+        roomy = wp.Planner(deadline_ms=wp.MAX_DEADLINE_MS)
+        self.assertEqual(roomy.plan(ivs, k_max=512, method="frontier"),
+                         wp.Planner().plan(ivs, k_max=512, method="frontier"))
+
+    def test_the_default_deadline_is_the_native_hosts(self):
+        self.assertEqual(wp.default_deadline_ms(0, 0, False), 1_000)
+        self.assertEqual(wp.default_deadline_ms(7_000, 7_000, True), wp.MAX_DEADLINE_MS)
+        self.assertGreater(wp.default_deadline_ms(10_000, 64, False), wp.default_deadline_ms(100, 64, False))
+        for bad in (0, -1, wp.MAX_DEADLINE_MS + 1, 1.5, True, "10"):
+            with self.assertRaises(wp.PlanError) as ctx:
+                wp.Planner(deadline_ms=bad)
+            self.assertEqual(ctx.exception.field, "deadline_ms")
+
     def test_wrong_types_name_the_field(self):
         for field, kwargs in [
             ("k_max", dict(k_max=True)),

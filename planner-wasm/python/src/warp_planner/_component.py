@@ -3,8 +3,11 @@ lowering the typed values to WIT values and lifting the results back."""
 
 from __future__ import annotations
 
+import heapq
+import itertools
 import os
 import threading
+import time
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any
@@ -25,6 +28,77 @@ REORDER_INTERFACE = f"warp:planner/reorder@{WIT_VERSION}"
 COMPONENT_PATH = Path(__file__).with_name("planner.wasm")
 DEFAULT_MEMORY_LIMIT = 1 << 30
 """The planner's default workspace limit, bytes (`planner_core::Planner::DEFAULT_MEMORY_LIMIT`)."""
+MAX_DEADLINE_MS = 60_000
+"""The longest a call may run, ms: the native host's cap (`planner_core::PlanLimits::max_deadline_ms`)."""
+_DEADLINE_BASE_MS = 1_000
+_DEADLINE_NS_PER_CELL = 2_000
+
+
+def default_deadline_ms(intervals: int, k_max: int, exact: bool) -> int:
+    """The per-call time limit the native host gives a plan over `intervals`
+    intervals with budget `k_max` (`planner_core::PlanLimits::deadline_ms`):
+    `1000 + 2000 ns x cells / 10^6` ms with `cells = 64 n (min(k_max, n) + 1)`
+    (times `n` for the `exact` method's DP per candidate cap), at most 60 s."""
+    n = intervals
+    cells = n * (min(k_max, n) + 1) * 64 * (max(n, 1) if exact else 1)
+    return min(_DEADLINE_BASE_MS + _DEADLINE_NS_PER_CELL * cells // 1_000_000, MAX_DEADLINE_MS)
+
+
+class _Watchdog:
+    """One daemon thread for every `Planner` of the process: interrupts a guest
+    call still running at its deadline by advancing its engine's epoch (each
+    call runs with an epoch deadline of one tick, so one advance traps it).
+
+    Armed calls wait in a heap by due time; `O(log calls)` per arm, the thread
+    sleeps until the earliest is due or a new call is armed."""
+
+    def __init__(self) -> None:
+        self._cond = threading.Condition()
+        self._heap: list[tuple[float, int, wasmtime.Engine]] = []
+        self._live: set[int] = set()
+        self._ids = itertools.count()
+        self._thread: threading.Thread | None = None
+
+    def arm(self, engine: wasmtime.Engine, ms: int) -> int:
+        with self._cond:
+            token = next(self._ids)
+            heapq.heappush(self._heap, (time.monotonic() + ms / 1000.0, token, engine))
+            self._live.add(token)
+            if self._thread is None:
+                self._thread = threading.Thread(target=self._run, name="warp-planner-deadline", daemon=True)
+                self._thread.start()
+            self._cond.notify()
+            return token
+
+    def disarm(self, token: int) -> None:
+        with self._cond:
+            self._live.discard(token)
+
+    def _run(self) -> None:
+        with self._cond:
+            while True:
+                while self._heap and self._heap[0][1] not in self._live:
+                    heapq.heappop(self._heap)
+                if not self._heap:
+                    self._cond.wait()
+                    continue
+                due, token, engine = self._heap[0]
+                left = due - time.monotonic()
+                if left > 0:
+                    self._cond.wait(left)
+                    continue
+                heapq.heappop(self._heap)
+                self._live.discard(token)
+                engine.increment_epoch()
+
+
+_WATCHDOG = _Watchdog()
+
+
+def _interrupted(e: Exception) -> bool:
+    """Whether a guest call stopped because its epoch deadline passed."""
+    code = getattr(e, "trap_code", None)
+    return code == wasmtime.TrapCode.INTERRUPT or "interrupt" in str(e).lower()
 
 # The WIT `field` enum as the paths of planner_core::Field::path.
 _SURROGATE_FIELDS = {
@@ -124,15 +198,39 @@ class Planner:
     `warp:planner/{planner,reorder}@0.1.0` is refused with a one-line
     `ComponentVersionError`. Calls are serialized by a lock (a wasmtime store
     is single-threaded); use one `Planner` per thread for parallel planning.
+
+    Every call is bounded in time: `deadline_ms` fixes the limit of each call
+    (1 to 60 000 ms); by default a planning call gets the native host's limit
+    for its size (`default_deadline_ms`: 1 s plus 2 µs per DP cell, at most
+    60 s) and a reordering call 60 s. A call past its limit is stopped inside
+    the guest (wasmtime's epoch interruption, advanced by one watchdog thread)
+    and raises `PlanError` with kind `interrupted`, field `plan` and the
+    native planner's line; the instance is then replaced, so the next call
+    runs normally. `memory_limit` is the planner's workspace limit.
     """
 
     def __init__(self, component: str | os.PathLike[str] | bytes | None = None, *,
-                 memory_limit: int | None = None) -> None:
-        self._engine = wasmtime.Engine()
+                 memory_limit: int | None = None, deadline_ms: int | None = None) -> None:
+        if deadline_ms is not None:
+            deadline_ms = _check.u64(deadline_ms, "deadline_ms")
+            if not 1 <= deadline_ms <= MAX_DEADLINE_MS:
+                raise _check.fail("deadline_ms", f"must be in 1..={MAX_DEADLINE_MS}, got {deadline_ms}")
+        self._deadline_ms = deadline_ms
+        config = wasmtime.Config()
+        config.epoch_interruption = True
+        self._engine = wasmtime.Engine(config)
         self._component, self.source = _load(self._engine, component)
-        self._store = wasmtime.Store(self._engine)
-        self._instance = wc.Linker(self._engine).instantiate(self._store, self._component)
         self._lock = threading.Lock()
+        self._memory_limit: int | None = None
+        self._instantiate()
+        if memory_limit is not None:
+            self.set_memory_limit(memory_limit)
+
+    def _instantiate(self) -> None:
+        """A fresh store and instance (a trapped instance cannot be entered again)."""
+        self._store = wasmtime.Store(self._engine)
+        self._store.set_epoch_deadline(1)
+        self._instance = wc.Linker(self._engine).instantiate(self._store, self._component)
         self._funcs: dict[str, wc.Func] = {}
         for iface, names in ((PLANNER_INTERFACE, ("plan", "frontier", "evaluate", "error-message",
                                                   "set-memory-limit")),
@@ -144,12 +242,35 @@ class Planner:
                 if func is None:
                     raise ComponentError(f"{self.source}: {iface} has no function {name}")
                 self._funcs[name] = func
-        if memory_limit is not None:
-            self.set_memory_limit(memory_limit)
+        if self._memory_limit is not None:
+            self._guest("set-memory-limit", MAX_DEADLINE_MS, self._memory_limit)
 
-    def _call(self, name: str, *args: Any) -> Any:
-        with self._lock:
+    def _guest(self, name: str, deadline_ms: int, *args: Any) -> Any:
+        """Calls export `name` under `deadline_ms`; the caller holds the lock."""
+        self._store.set_epoch_deadline(1)
+        token = _WATCHDOG.arm(self._engine, deadline_ms)
+        try:
             return self._funcs[name](self._store, *args)
+        finally:
+            _WATCHDOG.disarm(token)
+
+    def _call(self, name: str, *args: Any, deadline_ms: int = MAX_DEADLINE_MS) -> Any:
+        ms = deadline_ms if self._deadline_ms is None else self._deadline_ms
+        with self._lock:
+            try:
+                return self._guest(name, ms, *args)
+            except (wasmtime.Trap, wasmtime.WasmtimeError) as e:
+                self._instantiate()
+                if not _interrupted(e):
+                    raise ComponentError(f"{self.source}: {name} trapped: "
+                                         f"{str(e).strip().splitlines()[0] if str(e).strip() else 'trap'}") from None
+                message = self._guest("error-message", MAX_DEADLINE_MS, wc.Variant("interrupted"))
+        raise PlanError("plan", message, "interrupted")
+
+    def _plan_call(self, name: str, inst: wc.Record, *args: Any, exact: bool = False) -> Any:
+        """A planning export, under the native host's deadline for its size."""
+        ms = default_deadline_ms(len(inst.intervals), getattr(inst, "k-max"), exact)
+        return self._call(name, inst, *args, deadline_ms=ms)
 
     def _refusal(self, err: wc.Variant) -> PlanError:
         message = self._call("error-message", err)
@@ -179,7 +300,9 @@ class Planner:
     def set_memory_limit(self, limit: int) -> None:
         """The workspace limit of this planner, bytes (default 1 GiB): a method whose
         workspace for an instance would exceed it is refused (`PlanError`, kind `memory-limit`)."""
-        self._call("set-memory-limit", _check.u64(limit, "memory_limit"))
+        limit = _check.u64(limit, "memory_limit")
+        self._call("set-memory-limit", limit)
+        self._memory_limit = limit
 
     def plan(self, intervals: Iterable[Interval | Sequence[int]], *, k_max: int | None = None,
              parallelism: float | None = 8.0, surrogate: Surrogate = S3, epsilon: float = 0.01,
@@ -188,8 +311,8 @@ class Planner:
         `(offset, length)` into at most `k_max` Range-GETs (default: one per
         interval allowed) minimizing `T_P = W/P + (1 - 1/P)·B` for `parallelism`
         P (None: unbounded). Raises `PlanError` for refused input."""
-        out = self._call("plan", self._instance_value(intervals, k_max, parallelism, surrogate,
-                                                       epsilon, method))
+        inst = self._instance_value(intervals, k_max, parallelism, surrogate, epsilon, method)
+        out = self._plan_call("plan", inst, exact=method == "exact")
         if isinstance(out, wc.Variant):
             raise self._refusal(out)
         s = out.summary
@@ -218,7 +341,7 @@ class Planner:
         if not isinstance(exact, bool):
             raise _check.fail("exact", f"expected true or false, got {_check.echo(_check.render(exact))}")
         inst = self._instance_value(intervals, k_max, parallelism, surrogate, 0.01, "warp")
-        out = self._call("frontier", inst, exact, _check.u32(max_points, "max_points"))
+        out = self._plan_call("frontier", inst, exact, _check.u32(max_points, "max_points"))
         if isinstance(out, wc.Variant):
             raise self._refusal(out)
         return [FrontierPoint(p.cap, getattr(p, "b-ms"), getattr(p, "w-ms"), p.requests, p.bytes, p.exact)
@@ -235,7 +358,7 @@ class Planner:
             first, last = _check.pair(g, f, "[first, last]")
             gs.append(_record(first=_check.u32(first, f"{f}.first"), last=_check.u32(last, f"{f}.last")))
         inst = self._instance_value(intervals, k_max, parallelism, surrogate, 0.01, "warp")
-        out = self._call("evaluate", inst, gs)
+        out = self._plan_call("evaluate", inst, gs)
         if isinstance(out, wc.Variant):
             raise self._refusal(out)
         return Summary(out.requests, out.bytes, getattr(out, "overfetch-bytes"), getattr(out, "w-ms"),
