@@ -20,6 +20,9 @@
 # $HOME/.cache/warp/faiss-venv, with faiss-cpu), THREADS (default 2, both sides).
 # warp's build times are its `seconds` (train = k-means + assignment, total =
 # read + train + layout + write); FAISS's `train_s` and `build_s` (train + add).
+# Peak memory: `peak_rss_mib` of each side's process (warp build's from
+# /usr/bin/time, FAISS's from getrusage; FAISS's includes its ground-truth
+# and query arrays and the Python runtime).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 venv="${FAISS_VENV:-$HOME/.cache/warp/faiss-venv}"
@@ -53,7 +56,7 @@ for seed in ${seeds//,/ }; do
   for kind in flat ${pqm:+pq}; do
     rm -rf "$work/idx"
     pq=(); [ "$kind" = pq ] && pq=(--pq-m "$pqm")
-    RAYON_NUM_THREADS="$threads" "$warp" build --input "$data/base.fvecs" --queries "$data/queries.fvecs" \
+    RAYON_NUM_THREADS="$threads" /usr/bin/time -f %M -o "$work/rss" "$warp" build --input "$data/base.fvecs" --queries "$data/queries.fvecs" \
       --groundtruth "$data/groundtruth.ivecs" --nlist "$nlist" --metric "$metric" --seed "$seed" \
       "${pq[@]}" --url "$work/idx" "${extra[@]}" >"$work/build.json" 2>/dev/null
     for rerank in 0 4; do
@@ -69,6 +72,7 @@ row = {
     "system": "warp", "kind": b["kind"], "metric": b["metric"], "n": b["n"], "dim": b["dim"],
     "nlist": b["nlist"], "pq_m": b["pq_m"], "seed": int(sys.argv[2]), "threads": int(sys.argv[3]),
     "kmeans": b["kmeans"], "seconds": b["seconds"],
+    "peak_rss_mib": round(int(open(f"{work}/rss").read().split()[-1]) / 1024.0, 1),
 }
 for rerank, key in ((0, "recall"), (4, "recall_rerank")):
     if os.path.exists(f"{work}/bench-{rerank}.json"):
@@ -97,5 +101,6 @@ for kind in ("ivf_flat", "ivf_pq"):
             out["mean_seconds"] = {p: round(sum(r[p] for r in rs) / len(rs), 3) for p in ("train_s", "build_s")}
         else:
             out["mean_seconds"] = {p: round(sum(r["seconds"][p] for r in rs) / len(rs), 3) for p in ("train", "total")}
+        out["max_peak_rss_mib"] = max(r.get("peak_rss_mib", 0) for r in rs)
         print(json.dumps(out))
 EOF
