@@ -252,8 +252,10 @@ pub fn train(base: &[f32], dim: usize, params: &IvfBuildParams) -> Result<Traine
                     .map(|(x, c)| x - c)
                     .collect()
             };
-            // 16 384 to 32 767 rows (all of a smaller base): as many as
-            // faiss's 65 536 did no better on the real set (BENCHMARKS.md).
+            // Every row of a base below 32 768, else every (n / 16 384)-th:
+            // 16 384 to 24 576 rows. faiss's 65 536 (there the whole 60 000)
+            // did no better on the real set in a third of the time
+            // (BENCHMARKS.md, "IVF-PQ beside FAISS").
             let step = (n / (256 * 64)).max(1);
             let sample: Vec<f32> = (0..n).step_by(step).flat_map(residual).collect();
             let bar = Progress::new(1, "PQ train");

@@ -204,7 +204,9 @@ fn argmin(dots: &[f32], cn: &[f32], score: impl Fn(f32, f32) -> f32) -> (usize, 
             lanes[l] = if s < lanes[l] { s } else { lanes[l] };
         }
     }
-    let mut min = lanes.iter().fold(f32::INFINITY, |a, &b| if b < a { b } else { a });
+    let mut min = lanes
+        .iter()
+        .fold(f32::INFINITY, |a, &b| if b < a { b } else { a });
     for (&d, &c) in dr.iter().zip(cr) {
         let s = score(c, d);
         min = if s < min { s } else { min };
