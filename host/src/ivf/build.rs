@@ -27,9 +27,9 @@ pub enum Clustering {
     /// norm ([`is_unit_norm`]); plain otherwise. The default.
     ///
     /// IVF-PQ under `l2` stays plain on unit-norm data: its codes are of the
-    /// residuals `x − c`, and a list's mean (a plain centroid, of norm below
-    /// 1) leaves smaller residuals than the unit-norm centroid of the same
-    /// direction. On the real-embedding set (60k × 384, nlist 256, m 48)
+    /// residuals `x − c`, and a list's mean (a plain centroid, whose norm is
+    /// below one) leaves smaller residuals than the unit-norm centroid of
+    /// the same direction. On the real-embedding set (60k × 384, nlist 256, m 48)
     /// spherical centroids cost 0.03–0.06 of recall@10 without rerank and
     /// up to 0.03 with it (BENCHMARKS.md, "IVF-PQ beside FAISS").
     #[default]
