@@ -91,7 +91,7 @@ pub struct BuildArgs {
     #[arg(long, default_value = "l2", value_parser = Metric::parse)]
     pub metric: Metric,
     /// k-means: euclidean, spherical (unit-norm centroids), or auto (spherical for cosine and
-    /// dot, and for l2 when every base vector has unit norm).
+    /// dot, and for an IVF-Flat l2 index when every base vector has unit norm).
     #[arg(long, default_value = "auto", value_parser = Clustering::parse)]
     pub clustering: Clustering,
     /// Payload layout: identity, random, random:SEED, pca_1d, pca_zorder, pca_zorder:DIMS, pca_hilbert, pca_hilbert:DIMS, spectral, spectral:SEED.

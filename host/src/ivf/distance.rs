@@ -123,7 +123,11 @@ impl Proximity {
     #[inline]
     fn score(self, xn: f32, cn: f32, dot: f32) -> f32 {
         match self {
-            Self::L2 => (xn + cn - 2.0 * dot).max(0.0),
+            Self::L2 => {
+                // A select, not `f32::max` (which orders NaN): it vectorizes.
+                let d = xn + cn - 2.0 * dot;
+                if d < 0.0 { 0.0 } else { d }
+            }
             Self::InnerProduct => -dot,
         }
     }
@@ -158,23 +162,59 @@ pub fn nearest_by(
                 .chunks_exact(dim)
                 .map(|r| r.iter().map(|x| x * x).sum())
                 .collect();
-            let mut buf = vec![0f32; m * COLS];
+            let mut buf = vec![0f32; m * COLS.min(cn.len())];
             for (cb, cblock) in centroids.chunks(COLS * dim).enumerate() {
                 let n = cblock.len() / dim;
                 dots(block, cblock, dim, &mut buf);
-                for i in 0..m {
+                let cn = &cn[cb * COLS..cb * COLS + n];
+                for (i, b) in best.iter_mut().enumerate().take(m) {
                     let row = &buf[i * n..(i + 1) * n];
-                    for (j, &dot) in row.iter().enumerate() {
-                        let c = cb * COLS + j;
-                        let d = how.score(pn[i], cn[c], dot);
-                        if d < best[i].1 {
-                            best[i] = (c as u32, d);
-                        }
+                    let xn = pn[i];
+                    let (j, d) = match how {
+                        Proximity::L2 => argmin(row, cn, |c, dot| Proximity::L2.score(xn, c, dot)),
+                        Proximity::InnerProduct => argmin(row, cn, |_, dot| -dot),
+                    };
+                    if d < b.1 {
+                        *b = ((cb * COLS + j) as u32, d);
                     }
                 }
             }
         });
     out
+}
+
+/// Lanes of [`argmin`]'s minimum.
+const LANES: usize = 16;
+
+/// The first index `j` of the smallest `score(cn[j], dots[j])` and that
+/// score (`(0, +inf)` for an empty row): what a sequential scan keeping
+/// strict improvements finds, in two passes the compiler keeps branch-free
+/// (with `d/m = 8` dimensions, as PQ training has, this scan, not the
+/// `sgemm`, is most of the work): the minimum over [`LANES`] independent
+/// lanes, then the first index whose score equals it. Scores are never NaN
+/// (bounded build values).
+#[inline]
+fn argmin(dots: &[f32], cn: &[f32], score: impl Fn(f32, f32) -> f32) -> (usize, f32) {
+    let mut lanes = [f32::INFINITY; LANES];
+    let (dc, cc) = (dots.chunks_exact(LANES), cn.chunks_exact(LANES));
+    let (dr, cr) = (dc.remainder(), cc.remainder());
+    for (d, c) in dc.zip(cc) {
+        for l in 0..LANES {
+            let s = score(c[l], d[l]);
+            lanes[l] = if s < lanes[l] { s } else { lanes[l] };
+        }
+    }
+    let mut min = lanes
+        .iter()
+        .fold(f32::INFINITY, |a, &b| if b < a { b } else { a });
+    for (&d, &c) in dr.iter().zip(cr) {
+        let s = score(c, d);
+        min = if s < min { s } else { min };
+    }
+    match dots.iter().zip(cn).position(|(&d, &c)| score(c, d) == min) {
+        Some(j) => (j, min),
+        None => (0, f32::INFINITY),
+    }
 }
 
 /// For every row of `queries`, the `k` nearest rows of `base` under squared
@@ -208,7 +248,7 @@ pub fn knn_by(
             let mut heaps: Vec<std::collections::BinaryHeap<(OrdF32, u32)>> = (0..m)
                 .map(|_| std::collections::BinaryHeap::with_capacity(k + 1))
                 .collect();
-            let mut buf = vec![0f32; m * COLS];
+            let mut buf = vec![0f32; m * COLS.min(bn.len())];
             for (bb, bblock) in base.chunks(COLS * dim).enumerate() {
                 let n = bblock.len() / dim;
                 dots(block, bblock, dim, &mut buf);
@@ -298,5 +338,24 @@ mod tests {
                 .all(|r| r.len() == 3 && r[0].0 <= r[1].0 && r[1].0 <= r[2].0)
         );
         assert_eq!(nn[0][0].1, near[0].0);
+    }
+
+    #[test]
+    fn lane_argmin_is_the_sequential_scan() {
+        // Ties (every value repeats), lengths around the lane count, and a
+        // minimum in the tail.
+        for n in [0usize, 1, 5, 16, 17, 33, 256, 300] {
+            let dots: Vec<f32> = (0..n).map(|i| ((i * 37) % 11) as f32).collect();
+            let cn: Vec<f32> = (0..n).map(|i| ((i * 13) % 7) as f32).collect();
+            let score = |c: f32, d: f32| c - 2.0 * d;
+            let mut seq = (0usize, f32::INFINITY);
+            for j in 0..n {
+                let s = score(cn[j], dots[j]);
+                if s < seq.1 {
+                    seq = (j, s);
+                }
+            }
+            assert_eq!(argmin(&dots, &cn, score), seq, "n = {n}");
+        }
     }
 }
