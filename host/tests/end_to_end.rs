@@ -11,7 +11,7 @@ use object_store::ObjectStoreExt;
 use warp_host::error::Error;
 use warp_host::ivf::distance::knn;
 use warp_host::ivf::manifest::MANIFEST;
-use warp_host::query::{Index, SearchParams, Searcher, native_factory};
+use warp_host::query::{Index, PlanOptions, SearchParams, Searcher, native_factory};
 use warp_host::store;
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -180,7 +180,10 @@ async fn component_and_native_plan_the_same_fetches() {
         Searcher::new(index, 4, 0, warp_host::query::component_factory().unwrap()).unwrap();
     let params = SearchParams {
         nprobe: 8,
-        parallelism: Some(2.0),
+        plan: PlanOptions {
+            parallelism: Some(2.0),
+            ..PlanOptions::default()
+        },
         ..SearchParams::default()
     };
     for q in f.queries.chunks_exact(f.dim) {

@@ -208,7 +208,7 @@ pub fn execute(args: &BenchArgs) -> Result<()> {
         }
         if let Some(s) = args.search.manifest_surrogate(&index)? {
             for r in &mut runs {
-                r.params.surrogate = s.clone();
+                r.params.plan.surrogate = s.clone();
             }
         }
         let (queries, dim) = index.queries().await?.ok_or_else(|| {
