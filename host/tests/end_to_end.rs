@@ -52,7 +52,11 @@ async fn every_policy_and_layout_gives_identical_answers() {
     }
     // The second pass over the same queries hits the cache.
     let r = searcher.search(&f.queries[..f.dim], &params).await.unwrap();
-    assert!(r.stats.cache_hits > 0 && r.stats.gets == 0, "{:?}", r.stats);
+    assert!(
+        r.stats.cache_hits > 0 && r.stats.io.gets == 0,
+        "{:?}",
+        r.stats
+    );
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -192,6 +196,9 @@ async fn component_and_native_plan_the_same_fetches() {
             component.search(q, &params).await.unwrap(),
         );
         assert_eq!(a.neighbors, b.neighbors);
-        assert_eq!((a.stats.gets, a.stats.bytes), (b.stats.gets, b.stats.bytes));
+        assert_eq!(
+            (a.stats.io.gets, a.stats.io.bytes),
+            (b.stats.io.gets, b.stats.io.bytes)
+        );
     }
 }

@@ -408,7 +408,7 @@ impl Searcher {
             .read(object, &again, opts, deadline)
             .await
             .map_err(|e| into_host(e, object.as_ref()))?;
-        out.stats.refetches += bad.len();
+        out.stats.io.refetches += bad.len() as u64;
         add_io(&mut out.stats, &retry);
         for (&i, part) in bad.iter().zip(retry.parts) {
             check(i, &part)?;
@@ -466,10 +466,5 @@ struct Stage<'a> {
 }
 
 fn add_io(s: &mut QueryStats, read: &PlannedRead) {
-    s.gets += read.stats.gets as usize;
-    s.bytes += read.stats.bytes;
-    s.overfetch_bytes += read.stats.overfetch_bytes;
-    s.plan_us += read.stats.plan_us;
-    s.hedges += read.stats.hedges as usize;
-    s.refetches += read.stats.refetches as usize;
+    s.io.add(&read.stats);
 }
