@@ -4,7 +4,7 @@
 //! in [`cli`]; each is clap flags → [`config::HostConfig`] → a library call.
 //!
 //! Library modules: [`search`] opens an index for search, [`dataset`] reads
-//! or generates build data within [`config::Limits`], [`input`] and
+//! or generates build data within [`config::InputLimits`], [`input`] and
 //! [`output`] read and write within bounds and fail in one line,
 //! [`vocabulary`] parses and prints method and layout names (one spelling
 //! each), [`progress`] reports long steps on stderr, [`serve`] is the HTTP

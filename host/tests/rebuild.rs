@@ -540,7 +540,7 @@ fn a_build_on_an_unwritable_store_fails_before_any_work() {
             ..Default::default()
         },
         layout: planner_core::reorder::Layout::Identity,
-        limits: warp_host::config::Limits {
+        limits: warp_host::config::InputLimits {
             data_bytes: 64 << 30,
             ..Default::default()
         },
