@@ -133,6 +133,13 @@ pub fn configure_component() {
 /// (case-insensitive, powers of 1024): `4096`, `64M`, `1.5M` (= 1 572 864).
 /// Whole numbers are exact; a fraction is rounded to the nearest byte.
 ///
+/// The one parser of every byte count an environment variable or a flag
+/// takes (`WARP_CACHE_BYTES`, `WARP_MAX_DATA_BYTES`, `--max-data-bytes`,
+/// `--max-body-bytes`, …). The sizes inside a method spelling
+/// (`coalesce:1MiB:4MiB`) keep planner-core's narrower canonical grammar
+/// (digits with `KiB`/`MiB`/`GiB`), which the Python and npm packages check
+/// too; every such size reads the same here.
+///
 /// # Errors
 /// Not a number with a known unit, or beyond `u64`.
 pub fn parse_bytes(s: &str) -> std::result::Result<u64, String> {
@@ -530,5 +537,32 @@ mod tests {
             e.contains("cache_bytes") && e.contains("max_data_bytes"),
             "{e}"
         );
+    }
+
+    #[test]
+    fn every_byte_setting_takes_the_one_grammar() {
+        use planner_core::Method;
+        // `64M` is as good a data bound as a cache size: both go through
+        // `parse_bytes`.
+        let c = HostConfigBuilder::new()
+            .with_config("WARP_MAX_DATA_BYTES", "64M")
+            .with_config("WARP_CACHE_BYTES", "64M")
+            .build()
+            .unwrap();
+        assert_eq!((c.limits.data_bytes, c.cache_bytes), (64 << 20, 64 << 20));
+        for (text, want) in [("64MiB", 64 << 20), ("1.5G", 3 << 29), ("4096", 4096)] {
+            assert_eq!(parse_bytes(text), Ok(want), "{text}");
+        }
+        // The sizes of a method spelling (planner-core's canonical grammar:
+        // digits with KiB/MiB/GiB, shared with the Python and npm packages)
+        // are a subset: each reads the same here.
+        for text in ["65536", "64KiB", "1MiB", "2GiB"] {
+            let method: Method = format!("coalesce:{text}:{text}").parse().unwrap();
+            let Method::Coalesce { max_gap, max_span } = method else {
+                panic!("{method:?}");
+            };
+            assert_eq!(parse_bytes(text), Ok(max_gap), "{text}");
+            assert_eq!(max_span, Some(max_gap));
+        }
     }
 }
