@@ -38,6 +38,14 @@ async fn every_policy_and_layout_gives_identical_answers() {
     }
     // IVF-Flat at nprobe = nlist is exact search.
     let index = Arc::new(Index::open(file.clone()).await.unwrap());
+    // The layout's spelling is stored under the manifest's on-disk field
+    // `reorder` (older readers), whatever the Rust field is called.
+    let body = String::from_utf8(index.manifest.to_bytes()).unwrap();
+    assert!(
+        body.contains(&format!("\"reorder\":\"{}\"", index.manifest.layout))
+            && !body.contains("\"layout\""),
+        "{body}"
+    );
     let searcher = Searcher::new(index, 4, 1 << 20, native_factory()).unwrap();
     let exact = knn(&f.queries, &f.base, f.dim, 10);
     let params = SearchParams {
