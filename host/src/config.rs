@@ -35,15 +35,19 @@ pub struct HostConfig {
     /// The planner.
     pub planner: PlannerKind,
     /// Resource bounds of the planner and of the inputs.
-    pub limits: Limits,
+    pub limits: InputLimits,
     /// The planner component's compilation settings and artifact cache.
     pub component: EngineOptions,
 }
 
-/// Resource bounds: every input and every planner call is refused with a
-/// one-line error before it can exceed them.
+/// Bounds on what the `warp` host takes in: input files read whole, in-memory
+/// datasets, and each planner call's workspace and time (the last two
+/// become the planner's own [`PlanLimits`](planner_core::PlanLimits) through
+/// [`plan_limits`](Self::plan_limits)). Everything beyond them is refused
+/// with a one-line error before work is done. Not the S3-protocol server's
+/// bounds (`warp_s3_server::ServerLimits`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Limits {
+pub struct InputLimits {
     /// Longest planner call (`warp plan`, native or component),
     /// milliseconds. Default 60,000 (`WARP_PLAN_DEADLINE_MS`).
     pub plan_deadline_ms: u64,
@@ -62,7 +66,7 @@ pub struct Limits {
     pub data_bytes: u64,
 }
 
-impl Limits {
+impl InputLimits {
     /// The per-call caps of the planner under these limits: its
     /// `plan_memory_bytes` and, as the deadline's cap, its
     /// `plan_deadline_ms`; the deadline's size-derived part keeps
@@ -76,7 +80,7 @@ impl Limits {
     }
 }
 
-impl Default for Limits {
+impl Default for InputLimits {
     fn default() -> Self {
         Self {
             plan_deadline_ms: 60_000,
@@ -87,10 +91,10 @@ impl Default for Limits {
     }
 }
 
-/// Default of [`Limits::input_bytes`]: 64 MiB.
+/// Default of [`InputLimits::input_bytes`]: 64 MiB.
 pub const DEFAULT_INPUT_BYTES: u64 = 64 << 20;
 
-/// Default of [`Limits::data_bytes`]: 3/4 of `MemTotal` in `/proc/meminfo`,
+/// Default of [`InputLimits::data_bytes`]: 3/4 of `MemTotal` in `/proc/meminfo`,
 /// else 8 GiB.
 pub fn default_data_bytes() -> u64 {
     std::fs::read_to_string("/proc/meminfo")
@@ -128,6 +132,13 @@ pub fn configure_component() {
 /// with an optional unit `B`, `K`/`KB`/`KiB`, `M`/`MB`/`MiB`, `G`/`GB`/`GiB`
 /// (case-insensitive, powers of 1024): `4096`, `64M`, `1.5M` (= 1 572 864).
 /// Whole numbers are exact; a fraction is rounded to the nearest byte.
+///
+/// The one parser of every byte count an environment variable or a flag
+/// takes (`WARP_CACHE_BYTES`, `WARP_MAX_DATA_BYTES`, `--max-data-bytes`,
+/// `--max-body-bytes`, …). The sizes inside a method spelling
+/// (`coalesce:1MiB:4MiB`) keep planner-core's narrower canonical grammar
+/// (digits with `KiB`/`MiB`/`GiB`), which the Python and npm packages check
+/// too; every such size reads the same here.
 ///
 /// # Errors
 /// Not a number with a known unit, or beyond `u64`.
@@ -187,7 +198,7 @@ pub struct HostConfigBuilder {
     cache_bytes: u64,
     simulate: Option<SimulateConfig>,
     planner: PlannerKind,
-    limits: Limits,
+    limits: InputLimits,
     component: EngineOptions,
     cache_set: bool,
     problems: Vec<Error>,
@@ -201,7 +212,7 @@ impl Default for HostConfigBuilder {
 
 impl HostConfigBuilder {
     /// Defaults: url `warp-index` (a local directory), 64 I/O slots, 64 MiB
-    /// cache, no simulation, the component planner, [`Limits::default`],
+    /// cache, no simulation, the component planner, [`InputLimits::default`],
     /// [`EngineOptions::default`].
     pub fn new() -> Self {
         Self {
@@ -210,7 +221,7 @@ impl HostConfigBuilder {
             cache_bytes: 64 << 20,
             simulate: None,
             planner: PlannerKind::Component,
-            limits: Limits::default(),
+            limits: InputLimits::default(),
             component: EngineOptions::default(),
             cache_set: false,
             problems: Vec::new(),
@@ -221,7 +232,7 @@ impl HostConfigBuilder {
     /// `WARP_URL`, `WARP_IO_SLOTS`, `WARP_CACHE_BYTES`, `WARP_SIMULATE` (`s3`
     /// or `none`), `WARP_PLANNER` (`component` or `native`),
     /// `WARP_PLAN_DEADLINE_MS`, `WARP_PLAN_MEMORY_BYTES`,
-    /// `WARP_MAX_INPUT_BYTES`, `WARP_MAX_DATA_BYTES` (see [`Limits`]),
+    /// `WARP_MAX_INPUT_BYTES`, `WARP_MAX_DATA_BYTES` (see [`InputLimits`]),
     /// `WARP_PERFMAP`, `WARP_NOEPOCH`, `WARP_CACHE_DIR` (see [`EngineOptions`]).
     pub fn from_env() -> Self {
         let mut b = Self::new();
@@ -321,7 +332,7 @@ impl HostConfigBuilder {
     }
 
     /// Payload cache capacity in bytes; 0 disables; at most
-    /// [`Limits::data_bytes`]. Default 64 MiB.
+    /// [`InputLimits::data_bytes`]. Default 64 MiB.
     pub fn with_cache_bytes(mut self, bytes: u64) -> Self {
         self.cache_bytes = bytes;
         self.cache_set = true;
@@ -338,7 +349,7 @@ impl HostConfigBuilder {
         self
     }
 
-    /// [`Limits::plan_deadline_ms`], >= 1. Default 60,000.
+    /// [`InputLimits::plan_deadline_ms`], >= 1. Default 60,000.
     pub fn with_plan_deadline_ms(mut self, ms: u64) -> Self {
         if ms == 0 {
             self.problems
@@ -348,7 +359,7 @@ impl HostConfigBuilder {
         self
     }
 
-    /// [`Limits::plan_memory_bytes`], >= 1. Default 1 GiB.
+    /// [`InputLimits::plan_memory_bytes`], >= 1. Default 1 GiB.
     pub fn with_plan_memory_bytes(mut self, bytes: u64) -> Self {
         if bytes == 0 {
             self.problems
@@ -358,7 +369,7 @@ impl HostConfigBuilder {
         self
     }
 
-    /// [`Limits::input_bytes`], >= 1. Default 64 MiB.
+    /// [`InputLimits::input_bytes`], >= 1. Default 64 MiB.
     pub fn with_max_input_bytes(mut self, bytes: u64) -> Self {
         if bytes == 0 {
             self.problems
@@ -368,7 +379,7 @@ impl HostConfigBuilder {
         self
     }
 
-    /// [`Limits::data_bytes`], >= 1. Default 3/4 of the machine's memory.
+    /// [`InputLimits::data_bytes`], >= 1. Default 3/4 of the machine's memory.
     pub fn with_max_data_bytes(mut self, bytes: u64) -> Self {
         if bytes == 0 {
             self.problems
@@ -483,7 +494,7 @@ mod tests {
             .unwrap();
         assert_eq!(
             c.limits,
-            Limits {
+            InputLimits {
                 plan_deadline_ms: 500,
                 plan_memory_bytes: 2 << 30,
                 input_bytes: 1 << 20,
@@ -526,5 +537,32 @@ mod tests {
             e.contains("cache_bytes") && e.contains("max_data_bytes"),
             "{e}"
         );
+    }
+
+    #[test]
+    fn every_byte_setting_takes_the_one_grammar() {
+        use planner_core::Method;
+        // `64M` is as good a data bound as a cache size: both go through
+        // `parse_bytes`.
+        let c = HostConfigBuilder::new()
+            .with_config("WARP_MAX_DATA_BYTES", "64M")
+            .with_config("WARP_CACHE_BYTES", "64M")
+            .build()
+            .unwrap();
+        assert_eq!((c.limits.data_bytes, c.cache_bytes), (64 << 20, 64 << 20));
+        for (text, want) in [("64MiB", 64 << 20), ("1.5G", 3 << 29), ("4096", 4096)] {
+            assert_eq!(parse_bytes(text), Ok(want), "{text}");
+        }
+        // The sizes of a method spelling (planner-core's canonical grammar:
+        // digits with KiB/MiB/GiB, shared with the Python and npm packages)
+        // are a subset: each reads the same here.
+        for text in ["65536", "64KiB", "1MiB", "2GiB"] {
+            let method: Method = format!("coalesce:{text}:{text}").parse().unwrap();
+            let Method::Coalesce { max_gap, max_span } = method else {
+                panic!("{method:?}");
+            };
+            assert_eq!(parse_bytes(text), Ok(max_gap), "{text}");
+            assert_eq!(max_span, Some(max_gap));
+        }
     }
 }

@@ -1,10 +1,10 @@
 //! The data an index is built from: base vectors, queries and their ground
 //! truth, read from files or generated, and the memory they will take,
-//! checked against [`Limits::data_bytes`] before any of it is read or made.
+//! checked against [`InputLimits::data_bytes`] before any of it is read or made.
 
 use std::path::{Path, PathBuf};
 
-use crate::config::Limits;
+use crate::config::InputLimits;
 use crate::error::{Error, Result};
 use crate::formats::{read_ivecs, read_vectors};
 use crate::input::check_file;
@@ -13,7 +13,7 @@ use crate::ivf::synthetic::{SyntheticParams, generate};
 use crate::ivf::{Metric, prepare_vectors};
 use crate::progress::Progress;
 
-/// How to raise [`Limits::data_bytes`], for error messages.
+/// How to raise [`InputLimits::data_bytes`], for error messages.
 pub const RAISE_DATA: &str = "--max-data-bytes or WARP_MAX_DATA_BYTES";
 
 /// Base vectors, queries and ground truth.
@@ -148,7 +148,7 @@ impl DatasetSpec {
     /// # Errors
     /// [`Error::Input`] naming the flag (`--input`, `--queries`,
     /// `--groundtruth`, or `--synthetic`/`--dim`) and the bytes needed.
-    pub fn check(&self, nlist: usize, limits: &Limits) -> Result<()> {
+    pub fn check(&self, nlist: usize, limits: &InputLimits) -> Result<()> {
         let cap = limits.data_bytes;
         for (flag, p) in [
             ("--input", &self.input),
@@ -319,9 +319,9 @@ mod tests {
 
     #[test]
     fn memory_is_estimated_and_checked_before_work() {
-        let limits = Limits {
+        let limits = InputLimits {
             data_bytes: 1 << 30,
-            ..Limits::default()
+            ..InputLimits::default()
         };
         let s = synthetic(1000, 16);
         assert_eq!(

@@ -28,7 +28,7 @@
 //!   `warp-component`), [`limits`] (the bounds of one planning call).
 //! - Building: [`ivf`] (k-means, IVF-Flat and IVF-PQ, the on-store layout and
 //!   manifest, claims and `gc`), [`dataset`] (build data from files or
-//!   generated, within [`config::Limits`]), [`formats`] (`.fvecs`, `.npy`,
+//!   generated, within [`config::InputLimits`]), [`formats`] (`.fvecs`, `.npy`,
 //!   big-ann files).
 //! - Measuring: [`bench`](mod@bench) (`warp bench`, `warp demo`, charts), [`calibrate`]
 //!   (the surrogate from measured GETs).

@@ -1,5 +1,5 @@
 //! The bounds of one planning call: [`PlanLimits`] (planner-core's), which
 //! the host derives from its configuration with
-//! [`Limits::plan_limits`](crate::config::Limits::plan_limits).
+//! [`InputLimits::plan_limits`](crate::config::InputLimits::plan_limits).
 
 pub use planner_core::PlanLimits;

@@ -4,7 +4,7 @@
 
 use std::sync::Arc;
 
-use crate::config::{HostConfig, Limits, PlannerKind};
+use crate::config::{HostConfig, InputLimits, PlannerKind};
 use crate::error::{Error, Result};
 use crate::query::{BackendFactory, Index, Searcher, component_factory_with, native_factory_with};
 use crate::store::{self, Deadline, PlannedError};
@@ -17,7 +17,7 @@ use crate::store::{self, Deadline, PlannedError};
 /// [`Error::Planner`] when the component cannot be loaded.
 pub fn backend_factory(
     kind: PlannerKind,
-    limits: &Limits,
+    limits: &InputLimits,
 ) -> Result<(BackendFactory, &'static str)> {
     let caps = limits.plan_limits();
     match kind {
@@ -138,9 +138,9 @@ mod tests {
             epsilon: 0.01,
             method: Method::Warp,
         };
-        let tight = Limits {
+        let tight = InputLimits {
             plan_memory_bytes: 1,
-            ..Limits::default()
+            ..InputLimits::default()
         };
         for kind in [PlannerKind::Native, PlannerKind::Component] {
             let (factory, _) = backend_factory(kind, &tight).unwrap();
@@ -152,7 +152,7 @@ mod tests {
                 ),
                 "{kind:?}: {e}"
             );
-            let (factory, _) = backend_factory(kind, &Limits::default()).unwrap();
+            let (factory, _) = backend_factory(kind, &InputLimits::default()).unwrap();
             assert!(factory().unwrap().plan(&req).is_ok(), "{kind:?}");
         }
     }

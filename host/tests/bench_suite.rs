@@ -11,7 +11,7 @@ use planner_core::Pricing;
 use warp_host::bench::plot::{PlotContext, write_all};
 use warp_host::bench::{CacheSize, RunSpec, Suite, Target, Workload};
 use warp_host::error::Error;
-use warp_host::query::{Index, SearchParams, native_factory, parse_policy};
+use warp_host::query::{Index, PlanOptions, SearchParams, native_factory, parse_policy};
 use warp_host::store::{self, StoreLocation};
 
 use common::faults::{Fault, FaultyStore};
@@ -49,8 +49,11 @@ async fn suite(caches: &[CacheSize]) -> Suite {
                     target,
                     params: SearchParams {
                         nprobe: 6,
-                        method: parse_policy(policy).unwrap(),
-                        parallelism: Some(2.0),
+                        plan: PlanOptions {
+                            method: parse_policy(policy).unwrap(),
+                            parallelism: Some(2.0),
+                            ..PlanOptions::default()
+                        },
                         ..SearchParams::default()
                     },
                     concurrency: q,
@@ -211,8 +214,11 @@ async fn an_nprobe_sweep_gives_the_recall_cost_trade_off() {
                 target,
                 params: SearchParams {
                     nprobe,
-                    method: parse_policy(policy).unwrap(),
-                    parallelism: Some(2.0),
+                    plan: PlanOptions {
+                        method: parse_policy(policy).unwrap(),
+                        parallelism: Some(2.0),
+                        ..PlanOptions::default()
+                    },
                     ..SearchParams::default()
                 },
                 concurrency: 2,
@@ -319,7 +325,10 @@ async fn failing_suite(faults: usize, max_error_rate: f64) -> Suite {
             target: 0,
             params: SearchParams {
                 nprobe: 6,
-                method: parse_policy(p).unwrap(),
+                plan: PlanOptions {
+                    method: parse_policy(p).unwrap(),
+                    ..PlanOptions::default()
+                },
                 ..SearchParams::default()
             },
             concurrency: 1,

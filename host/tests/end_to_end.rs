@@ -11,7 +11,7 @@ use object_store::ObjectStoreExt;
 use warp_host::error::Error;
 use warp_host::ivf::distance::knn;
 use warp_host::ivf::manifest::MANIFEST;
-use warp_host::query::{Index, SearchParams, Searcher, native_factory};
+use warp_host::query::{Index, PlanOptions, SearchParams, Searcher, native_factory};
 use warp_host::store;
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -38,6 +38,14 @@ async fn every_policy_and_layout_gives_identical_answers() {
     }
     // IVF-Flat at nprobe = nlist is exact search.
     let index = Arc::new(Index::open(file.clone()).await.unwrap());
+    // The layout's spelling is stored under the manifest's on-disk field
+    // `reorder` (older readers), whatever the Rust field is called.
+    let body = String::from_utf8(index.manifest.to_bytes()).unwrap();
+    assert!(
+        body.contains(&format!("\"reorder\":\"{}\"", index.manifest.layout))
+            && !body.contains("\"layout\""),
+        "{body}"
+    );
     let searcher = Searcher::new(index, 4, 1 << 20, native_factory()).unwrap();
     let exact = knn(&f.queries, &f.base, f.dim, 10);
     let params = SearchParams {
@@ -52,7 +60,11 @@ async fn every_policy_and_layout_gives_identical_answers() {
     }
     // The second pass over the same queries hits the cache.
     let r = searcher.search(&f.queries[..f.dim], &params).await.unwrap();
-    assert!(r.stats.cache_hits > 0 && r.stats.gets == 0, "{:?}", r.stats);
+    assert!(
+        r.stats.cache_hits > 0 && r.stats.io.gets == 0,
+        "{:?}",
+        r.stats
+    );
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -180,7 +192,10 @@ async fn component_and_native_plan_the_same_fetches() {
         Searcher::new(index, 4, 0, warp_host::query::component_factory().unwrap()).unwrap();
     let params = SearchParams {
         nprobe: 8,
-        parallelism: Some(2.0),
+        plan: PlanOptions {
+            parallelism: Some(2.0),
+            ..PlanOptions::default()
+        },
         ..SearchParams::default()
     };
     for q in f.queries.chunks_exact(f.dim) {
@@ -189,6 +204,9 @@ async fn component_and_native_plan_the_same_fetches() {
             component.search(q, &params).await.unwrap(),
         );
         assert_eq!(a.neighbors, b.neighbors);
-        assert_eq!((a.stats.gets, a.stats.bytes), (b.stats.gets, b.stats.bytes));
+        assert_eq!(
+            (a.stats.io.gets, a.stats.io.bytes),
+            (b.stats.io.gets, b.stats.io.bytes)
+        );
     }
 }

@@ -22,7 +22,7 @@ use warp_host::ivf::claim::claim_name;
 use warp_host::ivf::gc::{GcParams, GcReason, collect};
 use warp_host::ivf::manifest::generation_object;
 use warp_host::ivf::{BuildLease, LeaseParams};
-use warp_host::query::{Index, SearchParams, Searcher, native_factory, parse_policy};
+use warp_host::query::{Index, PlanOptions, SearchParams, Searcher, native_factory, parse_policy};
 use warp_host::store::{self, StoreLocation};
 
 async fn names(loc: &StoreLocation) -> BTreeSet<String> {
@@ -33,8 +33,11 @@ async fn names(loc: &StoreLocation) -> BTreeSet<String> {
 async fn answer_all(searcher: &Searcher, queries: &[f32], dim: usize) -> Vec<Vec<u32>> {
     let params = SearchParams {
         nprobe: 6,
-        method: parse_policy("warp").unwrap(),
-        parallelism: Some(2.0),
+        plan: PlanOptions {
+            method: parse_policy("warp").unwrap(),
+            parallelism: Some(2.0),
+            ..PlanOptions::default()
+        },
         ..SearchParams::default()
     };
     let mut out = Vec::new();
@@ -537,7 +540,7 @@ fn a_build_on_an_unwritable_store_fails_before_any_work() {
             ..Default::default()
         },
         layout: planner_core::reorder::Layout::Identity,
-        limits: warp_host::config::Limits {
+        limits: warp_host::config::InputLimits {
             data_bytes: 64 << 30,
             ..Default::default()
         },

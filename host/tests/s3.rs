@@ -156,7 +156,7 @@ fn long_build() -> BuildJob {
             ..IvfBuildParams::default()
         },
         layout: planner_core::reorder::Layout::Identity,
-        limits: warp_host::config::Limits {
+        limits: warp_host::config::InputLimits {
             data_bytes: 64 << 30,
             ..Default::default()
         },

@@ -19,7 +19,9 @@ use serde_json::{Value, json};
 use warp_host::config::{HostConfigBuilder, PlannerKind};
 use warp_host::ivf::gc::{GcParams, collect};
 use warp_host::ivf::{self, IvfBuildParams, Metric, prepare_vectors};
-use warp_host::query::{Index, ReadConfig, SearchParams, Searcher, native_factory, parse_policy};
+use warp_host::query::{
+    Index, PlanOptions, ReadConfig, SearchParams, Searcher, native_factory, parse_policy,
+};
 use warp_host::serve::{Access, Opener, ServeConfig, Server};
 use warp_host::store::{self, SimulateConfig};
 
@@ -132,7 +134,10 @@ async fn answers_equal_the_searchers_for_every_method_single_and_batched() {
         let params = SearchParams {
             nprobe: 6,
             k: 7,
-            method: parse_policy(method).unwrap(),
+            plan: PlanOptions {
+                method: parse_policy(method).unwrap(),
+                ..PlanOptions::default()
+            },
             ..SearchParams::default()
         };
         let mut batch = Vec::new();

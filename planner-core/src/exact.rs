@@ -26,7 +26,7 @@ pub(crate) fn search(s: &mut Search<'_, '_, '_>) -> f64 {
     let n = sp.n();
     let cap_b = min_b_cap(sp, s.k_max);
     let top = sp.total_span();
-    let Some((floor, _)) = s.eval(top, Inner::Exact) else {
+    let Some((floor, _)) = s.eval(top, Inner::ThresholdedDp) else {
         return s.best_t();
     };
     let w_min = floor.lower_bound_w;
@@ -34,7 +34,7 @@ pub(crate) fn search(s: &mut Search<'_, '_, '_>) -> f64 {
         return s.best_t();
     }
     if ww == 0.0 {
-        s.eval(flat_cap(sp, cap_b), Inner::Exact);
+        s.eval(flat_cap(sp, cap_b), Inner::ThresholdedDp);
         return s.best_t();
     }
     // Heap of the next span >= cap_b of each row.
@@ -61,7 +61,7 @@ pub(crate) fn search(s: &mut Search<'_, '_, '_>) -> f64 {
         if bw * sp.surrogate.eval(cap) + ww * w_min > s.best_t() {
             break;
         }
-        s.eval(cap, Inner::Exact);
+        s.eval(cap, Inner::ThresholdedDp);
     }
     s.best_t()
 }

@@ -11,18 +11,22 @@ pub(crate) struct Eval {
     pub cap: u64,
     pub lower_bound_w: f64,
     pub max_span: u64,
-    pub exact: bool,
+    pub proven_optimal: bool,
 }
 
-/// How the frontier search evaluates caps.
+/// How the frontier search evaluates caps. Every mode stops at `(1 + ε)` of
+/// its certified bound; none of them is method `exact` (which evaluates
+/// every candidate cap, `crate::exact`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Mode {
-    /// Exact thresholded DP at every cap (the paper's algorithm).
-    Exact,
+    /// The complete thresholded DP at every cap (the paper's algorithm;
+    /// method `frontier`).
+    ThresholdedDp,
     /// Lagrangian only; stops early where a gap cannot be closed (method `lagrangian`).
     Lagrangian,
-    /// Lagrangian first, exact DP only at caps whose gap blocks the `(1+ε)` stop (method `warp`).
-    Auto,
+    /// Lagrangian first, the thresholded DP only at caps whose gap blocks the
+    /// `(1+ε)` stop (method `warp`).
+    LagrangianThenDp,
 }
 
 /// Minimizes `T_P = W/P + (1 − 1/P)·B` over plans with `|π| ≤ K_max` to within
@@ -42,13 +46,13 @@ pub(crate) enum Mode {
 ///
 /// # Complexity
 /// `O(log(span))` evaluations per segment in the worst case, usually a handful
-/// in all; each evaluation is one thresholded DP (`Exact`) or one Lagrangian
+/// in all; each evaluation is one thresholded DP (`ThresholdedDp`) or one Lagrangian
 /// search. Workspace: `64·(n + 1)` segment records, no allocation.
 pub(crate) fn search(s: &mut Search<'_, '_, '_>, epsilon: f64, mode: Mode) -> f64 {
     let (ww, bw) = (s.p.w_weight(), s.p.b_weight());
     let t = |cap: u64| s.sp.surrogate.eval(cap);
-    let first_inner = if mode == Mode::Exact {
-        Inner::Exact
+    let first_inner = if mode == Mode::ThresholdedDp {
+        Inner::ThresholdedDp
     } else {
         Inner::Lagrangian
     };
@@ -92,8 +96,8 @@ pub(crate) fn search(s: &mut Search<'_, '_, '_>, epsilon: f64, mode: Mode) -> f6
         };
         let refined = if let Some(mid) = split {
             record(s, mid, first_inner).map(|r| s.ws.evals.insert(at, r))
-        } else if !e.exact && mode == Mode::Auto {
-            record(s, e.cap, Inner::Exact).map(|r| s.ws.evals[at] = r)
+        } else if !e.proven_optimal && mode == Mode::LagrangianThenDp {
+            record(s, e.cap, Inner::ThresholdedDp).map(|r| s.ws.evals[at] = r)
         } else {
             None
         };
@@ -111,6 +115,6 @@ fn record(s: &mut Search<'_, '_, '_>, cap: u64, inner: Inner) -> Option<Eval> {
         cap,
         lower_bound_w: ev.lower_bound_w,
         max_span,
-        exact: ev.exact,
+        proven_optimal: ev.proven_optimal,
     })
 }

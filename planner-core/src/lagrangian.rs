@@ -7,12 +7,12 @@ use crate::spans::Spans;
 
 /// What one evaluation at a span cap produced: a feasible plan (written to the
 /// caller's buffer), a certified lower bound on the capped optimum `W*(Λ)`, and
-/// whether the plan is proven optimal.
+/// whether the plan is proven optimal (`W` equals the bound).
 #[derive(Debug, Clone, Copy)]
 pub(crate) struct CapEval {
     pub len: usize,
     pub lower_bound_w: f64,
-    pub exact: bool,
+    pub proven_optimal: bool,
 }
 
 /// Upper bound on the relaxation's iterations (each one finds a new vertex of the
@@ -28,7 +28,7 @@ const MAX_ITERATIONS: usize = 64;
 /// the slope of the chord between the current points with `|π| > K` and
 /// `|π| ≤ K` — the Eisner–Severance search over the lower hull of
 /// `F(k) = min{W : |π| = k}` — and stops when no point lies below the chord.
-/// The returned plan is the best feasible point found; `exact` reports whether
+/// The returned plan is the best feasible point found; `proven_optimal` reports whether
 /// it equals `max D(λ)`.
 ///
 /// # Complexity
@@ -51,7 +51,7 @@ pub(crate) fn at_cap(
         return Some(CapEval {
             len: 0,
             lower_bound_w: 0.0,
-            exact: true,
+            proven_optimal: true,
         });
     }
     if sp.max_len() > cap {
@@ -64,7 +64,7 @@ pub(crate) fn at_cap(
         return Some(CapEval {
             len,
             lower_bound_w: free.w,
-            exact: true,
+            proven_optimal: true,
         });
     }
     // λ large enough that one request outweighs any difference in W.
@@ -77,9 +77,9 @@ pub(crate) fn at_cap(
     let (mut lo_k, mut lo_w) = (fewest.k as f64, fewest.w);
     let (mut hi_k, mut hi_w) = (free.k as f64, free.w);
     let mut lower = free.w;
-    let mut exact = fewest.k as usize == k_max;
+    let mut proven_optimal = fewest.k as usize == k_max;
     for _ in 0..MAX_ITERATIONS {
-        if exact {
+        if proven_optimal {
             break;
         }
         let lambda = ((lo_w - hi_w) / (hi_k - lo_k)).max(0.0);
@@ -89,7 +89,7 @@ pub(crate) fn at_cap(
         if s.k as usize == k_max {
             len = penalized::write_plan(sp, ws, out);
             lo_w = s.w;
-            exact = true;
+            proven_optimal = true;
         } else if (s.k as usize) < k_max {
             if s.pen < lo_w + lambda * lo_k {
                 len = penalized::write_plan(sp, ws, out);
@@ -103,10 +103,14 @@ pub(crate) fn at_cap(
             break;
         }
     }
-    let exact = exact || lo_w <= lower;
+    let proven_optimal = proven_optimal || lo_w <= lower;
     Some(CapEval {
         len,
-        lower_bound_w: if exact { lo_w } else { lower.min(lo_w) },
-        exact,
+        lower_bound_w: if proven_optimal {
+            lo_w
+        } else {
+            lower.min(lo_w)
+        },
+        proven_optimal,
     })
 }

@@ -1,5 +1,5 @@
-//! The Pareto walk: the `(B, W)` frontier of plans with `|π| ≤ K_max`, vertex
-//! by vertex ([`Planner::frontier`](crate::Planner::frontier)).
+//! The Pareto walk: the `(B, W)` Pareto frontier of plans with `|π| ≤ K_max`
+//! (not the adaptive frontier search of `frontier_search`), vertex by vertex ([`Planner::frontier`](crate::Planner::frontier)).
 
 use crate::dp::thresholded;
 use crate::interrupt::Stop;
@@ -7,10 +7,13 @@ use crate::lagrangian;
 use crate::min_b::min_b_cap;
 use crate::objective::Parallelism;
 use crate::plan::summarize;
+use crate::search::Inner;
 use crate::spans::Spans;
 use crate::workspace::Workspace;
 
-/// One vertex of the `(B, W)` frontier (see [`Planner::frontier`](crate::Planner::frontier)).
+/// One vertex of the `(B, W)` Pareto frontier (see
+/// [`Planner::frontier`](crate::Planner::frontier)): the least-`W` plan whose
+/// longest span is at most `cap`.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct FrontierPoint {
     /// Longest span of the plan, bytes (the cap it is optimal for).
@@ -23,11 +26,18 @@ pub struct FrontierPoint {
     pub requests: usize,
     /// Bytes of the plan.
     pub bytes: u64,
-    /// Whether the plan is proven `W`-optimal for its cap.
+    /// Whether the plan is proven `W`-optimal for its cap: its `W` equals the
+    /// least `W` of any plan with `|π| ≤ K_max` and longest span at most
+    /// `cap`. Always `true` for points of the thresholded DP (`exact = true`
+    /// in [`Planner::frontier`](crate::Planner::frontier)); for Lagrangian
+    /// points, `true` where the relaxation's bound met the plan (no duality
+    /// gap), `false` where the point is feasible but may not be optimal. It
+    /// says nothing about method [`Method::Exact`](crate::Method::Exact). The
+    /// field's name is part of the WIT's `frontier-point`.
     pub exact: bool,
 }
 
-/// Walks the frontier from the uncapped plan down to the min-B cap, pushing
+/// Walks the Pareto frontier from the uncapped plan down to the min-B cap, pushing
 /// one [`FrontierPoint`] per vertex into `out` (`B` ascending at the end).
 ///
 /// # Math
@@ -38,13 +48,13 @@ pub struct FrontierPoint {
 /// yields one Pareto vertex (points of equal `W` keep the smaller `B`).
 ///
 /// # Complexity
-/// One thresholded DP (`exact`) or Lagrangian evaluation per vertex, at most
+/// One thresholded DP ([`Inner::ThresholdedDp`]) or Lagrangian evaluation per vertex, at most
 /// `max_points`; allocates only by growing `out`.
 pub(crate) fn walk(
     sp: &Spans<'_>,
     k_max: usize,
     p: Parallelism,
-    exact: bool,
+    inner: Inner,
     max_points: usize,
     ws: &mut Workspace,
     out: &mut Vec<FrontierPoint>,
@@ -54,7 +64,7 @@ pub(crate) fn walk(
     let cap_b = min_b_cap(sp, k_max);
     let mut cap = sp.total_span();
     while out.len() < max_points {
-        let (len, is_exact) = if exact {
+        let (len, proven_optimal) = if inner == Inner::ThresholdedDp {
             match thresholded::capped_min_w(
                 sp,
                 cap,
@@ -77,7 +87,7 @@ pub(crate) fn walk(
                 &mut ws.cand,
                 &mut Stop::never(),
             ) {
-                Some(ev) => (ev.len, ev.exact),
+                Some(ev) => (ev.len, ev.proven_optimal),
                 None => break,
             }
         };
@@ -90,7 +100,7 @@ pub(crate) fn walk(
             w_ms: s.w_ms,
             requests: s.requests,
             bytes: s.bytes,
-            exact: is_exact,
+            exact: proven_optimal,
         };
         match out.last_mut() {
             Some(last) if last.w_ms == point.w_ms => *last = point,

@@ -10,7 +10,7 @@ use crate::min_b::{flat_cap, min_b_cap};
 use crate::objective::Parallelism;
 use crate::pareto::{self, FrontierPoint};
 use crate::plan::{PlanSummary, Request, summarize};
-use crate::search::Search;
+use crate::search::{Inner, Search};
 use crate::spans::Spans;
 use crate::surrogate::Surrogate;
 use crate::workspace::{Bounds, Capacity, Held, Parts, Workspace};
@@ -299,7 +299,7 @@ impl Planner {
                     match req.method {
                         Method::Exact => exact::search(&mut s),
                         Method::Frontier => {
-                            frontier_search::search(&mut s, req.epsilon, Mode::Exact)
+                            frontier_search::search(&mut s, req.epsilon, Mode::ThresholdedDp)
                         }
                         // Without the table (it did not fit), warp is lagrangian.
                         Method::Lagrangian => {
@@ -308,7 +308,7 @@ impl Planner {
                         _ if !parts.table => {
                             frontier_search::search(&mut s, req.epsilon, Mode::Lagrangian)
                         }
-                        _ => frontier_search::search(&mut s, req.epsilon, Mode::Auto),
+                        _ => frontier_search::search(&mut s, req.epsilon, Mode::LagrangianThenDp),
                     }
                 };
                 (s.best_len, Some(lb))
@@ -392,9 +392,13 @@ impl Planner {
     /// This is the paper's Pareto walk: from the uncapped plan, each vertex is
     /// the capped optimum just below the previous vertex's longest span,
     /// down to the min-B cap.
-    /// With `exact`, every cap uses the exact thresholded DP (the buffers of
-    /// [`Method::Frontier`]); otherwise the Lagrangian evaluation (those of
-    /// [`Method::Lagrangian`]; points then flagged by [`FrontierPoint::exact`]).
+    /// With `exact` (the WIT's `exact` argument), every cap uses the complete
+    /// thresholded DP, so every point is `W`-optimal for its cap (the buffers
+    /// of [`Method::Frontier`]); otherwise the Lagrangian evaluation (those of
+    /// [`Method::Lagrangian`]; [`FrontierPoint::exact`] then says which points
+    /// are proven optimal). Not to be confused with the adaptive search of
+    /// [`Method::Frontier`], which plans one request without listing this
+    /// set (ARCHITECTURE §3, *Names*).
     ///
     /// # Complexity
     /// One DP per vertex (at most `max_points`); allocates only by growing
@@ -420,7 +424,12 @@ impl Planner {
             &self.bounds.end[..n],
             req.surrogate,
         );
-        pareto::walk(&sp, k_max, p, exact, max_points, ws, out);
+        let inner = if exact {
+            Inner::ThresholdedDp
+        } else {
+            Inner::Lagrangian
+        };
+        pareto::walk(&sp, k_max, p, inner, max_points, ws, out);
         Ok(())
     }
 

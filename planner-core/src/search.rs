@@ -13,9 +13,11 @@ use crate::workspace::Workspace;
 /// How a cap is evaluated.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Inner {
-    /// The exact layered DP (paper's thresholded DP).
-    Exact,
-    /// The Lagrangian relaxation only (may leave a gap).
+    /// Complete: the layered thresholded DP (the paper's), whose plan is
+    /// proven `W`-optimal for the cap.
+    ThresholdedDp,
+    /// Bounded: the Lagrangian relaxation only, a feasible plan and a lower
+    /// bound on `W*(cap)` that may leave a gap between them.
     Lagrangian,
 }
 
@@ -64,7 +66,7 @@ impl<'a, 'b, 'c> Search<'a, 'b, 'c> {
     /// incumbent, returns the evaluation and the plan's longest span.
     pub(crate) fn eval(&mut self, cap: u64, inner: Inner) -> Option<(CapEval, u64)> {
         let ev = match inner {
-            Inner::Exact => {
+            Inner::ThresholdedDp => {
                 let len = thresholded::capped_min_w(
                     self.sp,
                     cap,
@@ -84,7 +86,7 @@ impl<'a, 'b, 'c> Search<'a, 'b, 'c> {
                 CapEval {
                     len,
                     lower_bound_w: w,
-                    exact: true,
+                    proven_optimal: true,
                 }
             }
             Inner::Lagrangian => lagrangian::at_cap(

@@ -31,6 +31,6 @@ pub mod storage;
 pub mod timer;
 
 pub use faults::{FAULTS, Fault, FaultConfig};
-pub use server::{Limits, RunningServer, ServerConfig, start};
+pub use server::{RunningServer, ServerConfig, ServerLimits, start};
 pub use storage::StorageLimits;
 pub use warp_latency_model::SimulateConfig;

@@ -36,9 +36,10 @@ use crate::storage::{Storage, StorageLimits};
 
 type BoxError = Box<dyn std::error::Error + Send + Sync>;
 
-/// Bounds of the server.
+/// Bounds of the `warp-s3` server itself: its connections, request bodies
+/// and stored objects ([`StorageLimits`]).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Limits {
+pub struct ServerLimits {
     /// Most connections open at once; more are answered `503` and closed.
     pub max_connections: usize,
     /// Largest request body (a PUT or one part), bytes.
@@ -47,7 +48,7 @@ pub struct Limits {
     pub storage: StorageLimits,
 }
 
-impl Default for Limits {
+impl Default for ServerLimits {
     fn default() -> Self {
         Self {
             max_connections: 256,
@@ -73,7 +74,7 @@ pub struct ServerConfig {
     /// The faults injected.
     pub faults: FaultConfig,
     /// Bounds.
-    pub limits: Limits,
+    pub limits: ServerLimits,
 }
 
 impl ServerConfig {
@@ -87,7 +88,7 @@ impl ServerConfig {
             buckets: Vec::new(),
             model: SimulateConfig::s3(),
             faults: FaultConfig::default(),
-            limits: Limits::default(),
+            limits: ServerLimits::default(),
         }
     }
 }

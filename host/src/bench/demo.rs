@@ -20,7 +20,9 @@ use crate::error::{Error, Result};
 use crate::ivf::layout::order_for;
 use crate::ivf::synthetic::{SyntheticParams, generate};
 use crate::ivf::{self, IvfBuildParams};
-use crate::query::{BackendFactory, Index, SearchParams, component_factory, native_factory};
+use crate::query::{
+    BackendFactory, Index, PlanOptions, SearchParams, component_factory, native_factory,
+};
 use crate::store::{self, SimulateConfig};
 
 /// Most base vectors the demo generates (512 MB of `f32` at 128-d; the exact
@@ -126,14 +128,17 @@ impl DemoConfig {
         SearchParams {
             k: 10,
             nprobe: self.nprobe,
-            method,
-            k_max: None,
-            parallelism: Some(planner_core::Parallelism::per_call(self.io_slots, q)),
-            surrogate: Surrogate::Affine {
-                fixed_ms: sim.first_byte_ms,
-                per_mib_ms: sim.per_mib_ms,
+            plan: PlanOptions {
+                method,
+                k_max: None,
+                parallelism: Some(planner_core::Parallelism::per_call(self.io_slots, q)),
+                surrogate: Surrogate::Affine {
+                    fixed_ms: sim.first_byte_ms,
+                    per_mib_ms: sim.per_mib_ms,
+                },
+                load_aware: true,
+                epsilon: 0.01,
             },
-            epsilon: 0.01,
             rerank: 0,
             explain: false,
         }
@@ -321,8 +326,8 @@ mod tests {
         };
         let runs = cfg.runs();
         assert_eq!(runs.len(), 2 * 2 * 6);
-        assert_eq!(runs[0].params.parallelism, Some(8.0));
-        assert_eq!(runs[6].params.parallelism, Some(2.0));
+        assert_eq!(runs[0].params.plan.parallelism, Some(8.0));
+        assert_eq!(runs[6].params.plan.parallelism, Some(2.0));
         assert_eq!(runs.iter().filter(|r| r.target == 1).count(), 8);
     }
 }

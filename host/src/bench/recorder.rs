@@ -69,11 +69,11 @@ impl Recorder {
         self.latency_us
             .saturating_record(latency_us.clamp(1, MAX_LATENCY_US));
         self.queries += 1;
-        self.gets += r.stats.gets as u64;
-        self.bytes += r.stats.bytes;
-        self.overfetch += r.stats.overfetch_bytes;
-        self.plan_us += r.stats.plan_us;
-        self.hedges += r.stats.hedges as u64;
+        self.gets += r.stats.io.gets;
+        self.bytes += r.stats.io.bytes;
+        self.overfetch += r.stats.io.overfetch_bytes;
+        self.plan_us += r.stats.io.plan_us;
+        self.hedges += r.stats.io.hedges;
         if let Some((_, per_mib)) = r.stats.surrogate {
             self.per_mib_sum += per_mib;
             self.per_mib_n += 1;
@@ -143,8 +143,9 @@ impl Recorder {
 mod tests {
     use super::*;
     use crate::query::{Neighbor, QueryStats};
+    use crate::store::CallStats;
 
-    fn result(ids: &[u32], gets: usize, hits: usize) -> SearchResult {
+    fn result(ids: &[u32], gets: u64, hits: usize) -> SearchResult {
         SearchResult {
             neighbors: ids
                 .iter()
@@ -153,10 +154,13 @@ mod tests {
             stats: QueryStats {
                 probes: 4,
                 cache_hits: hits,
-                gets,
-                bytes: 1000,
-                overfetch_bytes: 10,
-                plan_us: 5,
+                io: CallStats {
+                    gets,
+                    bytes: 1000,
+                    overfetch_bytes: 10,
+                    plan_us: 5,
+                    ..CallStats::default()
+                },
                 ..QueryStats::default()
             },
             explain: Vec::new(),
@@ -200,7 +204,7 @@ mod tests {
     fn hedges_are_charged_as_gets() {
         let mut r = Recorder::new();
         let mut hedged = result(&[1], 4, 0);
-        hedged.stats.hedges = 1;
+        hedged.stats.io.hedges = 1;
         r.record(1000, &hedged, None);
         r.record(1000, &result(&[1], 4, 0), None);
         let row = r.finish(BenchRow::default(), 1.0, Pricing::default());

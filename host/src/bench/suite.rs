@@ -217,7 +217,7 @@ impl Suite {
             Arc::clone(&self.factory),
             self.read.clone(),
         )?);
-        let policy = spec.params.method.to_string();
+        let policy = spec.params.plan.method.to_string();
         let label = spec.cache.label();
         let run = book.run(format!(
             "{policy} on {}, Q={}, cache {label}, nprobe {}",
@@ -252,7 +252,7 @@ impl Suite {
                 layout: target.layout.clone(),
                 policy,
                 concurrency: spec.concurrency,
-                parallelism: spec.params.parallelism,
+                parallelism: spec.params.plan.parallelism,
                 cache: label,
                 cache_bytes,
                 warmup: w.warmup,

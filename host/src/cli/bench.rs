@@ -127,11 +127,11 @@ fn check_same_build(main: &Index, other: &Index, seen: &[Target]) -> Result<()> 
             ),
         ));
     }
-    if seen.iter().any(|t| t.layout == b.reorder) {
+    if seen.iter().any(|t| t.layout == b.layout) {
         return Err(Error::config(
             "--also-url",
             display,
-            format!("layout {} is already benchmarked", b.reorder),
+            format!("layout {} is already benchmarked", b.layout),
         ));
     }
     Ok(())
@@ -208,7 +208,7 @@ pub fn execute(args: &BenchArgs) -> Result<()> {
         }
         if let Some(s) = args.search.manifest_surrogate(&index)? {
             for r in &mut runs {
-                r.params.surrogate = s.clone();
+                r.params.plan.surrogate = s.clone();
             }
         }
         let (queries, dim) = index.queries().await?.ok_or_else(|| {
@@ -216,7 +216,7 @@ pub fn execute(args: &BenchArgs) -> Result<()> {
         })?;
         let gt = index.groundtruth().await?;
         let mut targets = vec![Target {
-            layout: m.reorder.clone(),
+            layout: m.layout.clone(),
             index: Arc::clone(&index),
         }];
         for url in &args.also_url {
@@ -226,7 +226,7 @@ pub fn execute(args: &BenchArgs) -> Result<()> {
             let other = Arc::clone(other.index());
             check_same_build(&index, &other, &targets)?;
             targets.push(Target {
-                layout: other.manifest.reorder.clone(),
+                layout: other.manifest.layout.clone(),
                 index: other,
             });
         }

@@ -183,7 +183,7 @@ pub fn execute(args: &BuildArgs) -> Result<()> {
         "dim": manifest.dim,
         "nlist": manifest.nlist,
         "pq_m": manifest.pq_m,
-        "layout": manifest.reorder,
+        "layout": manifest.layout,
         "kmeans": {
             "clustering": if built.spherical { "spherical" } else { "euclidean" },
             "train_rows": built.train_rows,

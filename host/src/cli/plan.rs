@@ -5,7 +5,7 @@
 //! runtime shares); `--native` calls planner-core directly. Both print the same
 //! bytes: the instance is parsed and the plan printed by the same code, only
 //! the planning runs in one place or the other. Both run under the same
-//! [`Limits`]: the input size, the planner workspace
+//! [`InputLimits`]: the input size, the planner workspace
 //! and the deadline are checked here, before and around either runtime.
 
 use std::path::PathBuf;
@@ -15,7 +15,7 @@ use planner_core::Plan;
 use planner_core::json::{Instance, PlanJson};
 
 use super::args::{OutputArgs, parse_bytes_nonzero};
-use crate::config::{HostConfigBuilder, Limits};
+use crate::config::{HostConfigBuilder, InputLimits};
 use crate::error::{Error, Result};
 use crate::input::{RAISE_INPUT, read_text, stdin_is_terminal};
 use crate::output::{Output, note};
@@ -50,7 +50,7 @@ impl PlanArgs {
     ///
     /// # Errors
     /// An invalid `WARP_*` value or a zero limit.
-    pub fn limits(&self) -> Result<Limits> {
+    pub fn limits(&self) -> Result<InputLimits> {
         let mut b = HostConfigBuilder::from_env();
         if let Some(v) = self.max_input_bytes {
             b = b.with_max_input_bytes(v);
@@ -70,7 +70,7 @@ impl PlanArgs {
 /// deadline (native: planner-core's cooperative interrupt; component: the
 /// epoch deadline). Refusals print exactly the planner's one line, the same
 /// from both runtimes.
-fn plan_within(inst: Instance, native: bool, limits: &Limits) -> Result<PlanJson> {
+fn plan_within(inst: Instance, native: bool, limits: &InputLimits) -> Result<PlanJson> {
     let plan_limits = limits.plan_limits();
     let req = inst.request();
     let planned = if native {

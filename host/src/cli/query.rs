@@ -148,7 +148,7 @@ pub fn execute(args: &QueryArgs) -> Result<()> {
         .await?;
         check_metric(args.metric, searcher.index())?;
         if let Some(s) = args.search.manifest_surrogate(searcher.index())? {
-            params.surrogate = s;
+            params.plan.surrogate = s;
         }
         let dim = searcher.index().manifest.dim;
         if !queries.len().is_multiple_of(dim) || queries.is_empty() {

@@ -15,7 +15,7 @@ use planner_core::reorder::{
 use serde_json::{Value, json};
 
 use super::args::{OutputArgs, at_least_one, parse_bytes_nonzero, parse_layout};
-use crate::config::{HostConfigBuilder, Limits};
+use crate::config::{HostConfigBuilder, InputLimits};
 use crate::dataset::RAISE_DATA;
 use crate::error::{Error, Result};
 use crate::formats::read_vectors;
@@ -74,7 +74,7 @@ impl ReorderArgs {
     ///
     /// # Errors
     /// An invalid `WARP_*` value.
-    pub fn limits(&self) -> Result<Limits> {
+    pub fn limits(&self) -> Result<InputLimits> {
         let mut b = HostConfigBuilder::from_env();
         if let Some(v) = self.max_input_bytes {
             b = b.with_max_input_bytes(v);
@@ -107,7 +107,7 @@ fn totals_json(t: &LogPlanTotals) -> Result<Value> {
 
 /// The centroids (`C × dim`), their dimension and the payload sizes: from
 /// the files, or from the index at `--url`.
-fn clusters(args: &ReorderArgs, limits: &Limits) -> Result<(Vec<f32>, usize, Vec<u64>)> {
+fn clusters(args: &ReorderArgs, limits: &InputLimits) -> Result<(Vec<f32>, usize, Vec<u64>)> {
     if let Some(url) = &args.url {
         let loc = store::open_existing(url)?;
         let index = runtime()?.block_on(Index::open(loc))?;

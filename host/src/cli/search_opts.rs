@@ -12,7 +12,7 @@ use super::args::{at_least_one_or_inf, epsilon, latency_ms, parse_method};
 use super::simulate_args::SimulateArgs;
 use crate::config::{HostConfig, HostConfigBuilder, PlannerKind};
 use crate::error::{Error, Result};
-use crate::query::{ReadConfig, SearchParams};
+use crate::query::{PlanOptions, ReadConfig, SearchParams};
 
 /// Largest `--k` (neighbours returned per query).
 pub const MAX_K: u64 = 100_000;
@@ -116,8 +116,7 @@ impl SearchOpts {
     }
 
     /// How the searcher reads: hedging (unless `--no-hedge`), `--deadline-ms`,
-    /// `--stall-timeout-ms`, and the load-aware surrogate unless the user
-    /// fixed it with `--fixed-ms`/`--per-mib-ms`.
+    /// `--stall-timeout-ms`.
     pub fn read_config(&self) -> ReadConfig {
         let mut read = ReadConfig::default();
         if self.no_hedge {
@@ -127,7 +126,6 @@ impl SearchOpts {
         if let Some(ms) = self.stall_timeout_ms {
             read.stall_timeout = Duration::from_millis(ms);
         }
-        read.load_aware = !self.surrogate_fixed();
         read
     }
 
@@ -195,11 +193,14 @@ impl SearchOpts {
         Ok(SearchParams {
             k: self.k,
             nprobe: self.nprobe,
-            method,
-            k_max: self.k_max,
-            parallelism,
-            surrogate,
-            epsilon: self.epsilon,
+            plan: PlanOptions {
+                method,
+                k_max: self.k_max,
+                parallelism,
+                surrogate,
+                load_aware: !self.surrogate_fixed(),
+                epsilon: self.epsilon,
+            },
             rerank: self.rerank,
             explain: false,
         })

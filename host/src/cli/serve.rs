@@ -126,8 +126,8 @@ impl ServeArgs {
             self.insecure_no_auth,
         )?;
         let mut base = self.search.params_for(&host, self.method, 1)?;
-        let fixed_parallelism = self.search.parallelism.as_ref().and(base.parallelism);
-        base.parallelism = None;
+        let fixed_parallelism = self.search.parallelism.as_ref().and(base.plan.parallelism);
+        base.plan.parallelism = None;
         let max_deadline = Duration::from_millis(self.max_deadline_ms);
         let default_deadline = self
             .search

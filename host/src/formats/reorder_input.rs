@@ -3,7 +3,7 @@
 
 use std::path::Path;
 
-use crate::config::Limits;
+use crate::config::InputLimits;
 use crate::dataset::RAISE_DATA;
 use crate::error::{Error, Result};
 use crate::formats::read_ivecs;
@@ -43,7 +43,7 @@ pub fn read_sizes(path: &Path, limit: u64) -> Result<Vec<u64>> {
 /// # Errors
 /// An unreadable, too large or malformed file (naming the line or vector),
 /// a negative id, or more than `u32::MAX` probes.
-pub fn read_query_log(path: &Path, limits: &Limits) -> Result<(Vec<u32>, Vec<u32>)> {
+pub fn read_query_log(path: &Path, limits: &InputLimits) -> Result<(Vec<u32>, Vec<u32>)> {
     let mut probes = Vec::new();
     let mut offsets = vec![0u32];
     let too_many = || Error::input(format!("--query-log: more than {} probes", u32::MAX));
@@ -93,11 +93,11 @@ mod tests {
         let log = dir.join("log.txt");
         std::fs::write(&log, "0 2 5\n\n3  1\n").unwrap();
         assert_eq!(
-            read_query_log(&log, &Limits::default()).unwrap(),
+            read_query_log(&log, &InputLimits::default()).unwrap(),
             (vec![0, 2, 5, 3, 1], vec![0, 3, 3, 5])
         );
         std::fs::write(&log, "0 2\n1 x\n").unwrap();
-        let e = read_query_log(&log, &Limits::default())
+        let e = read_query_log(&log, &InputLimits::default())
             .unwrap_err()
             .to_string();
         assert!(e.ends_with("line 2: \"x\" is not a cluster id"), "{e}");

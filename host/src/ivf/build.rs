@@ -312,11 +312,11 @@ pub async fn write(
     base: &[f32],
     trained: &TrainedIvf,
     order: &[u32],
-    reorder: &str,
+    layout: &str,
     workload: Workload<'_>,
 ) -> Result<Manifest> {
     let lease = BuildLease::acquire(loc, &LeaseParams::default()).await?;
-    write_claimed(lease, base, trained, order, reorder, workload).await
+    write_claimed(lease, base, trained, order, layout, workload).await
 }
 
 /// Writes a trained index as the generation `lease` claims, at the lease's
@@ -352,7 +352,7 @@ pub async fn write_claimed(
     base: &[f32],
     trained: &TrainedIvf,
     order: &[u32],
-    reorder: &str,
+    layout: &str,
     workload: Workload<'_>,
 ) -> Result<Manifest> {
     let loc = lease.location().clone();
@@ -362,7 +362,7 @@ pub async fn write_claimed(
     };
     let bar = Progress::new(3, "write payload");
     let staged = async {
-        let manifest = stage(&objects, base, trained, order, reorder, workload, &bar).await?;
+        let manifest = stage(&objects, base, trained, order, layout, workload, &bar).await?;
         lease.renew().await?;
         verify(&loc, &manifest, Phase::BeforePublish).await?;
         lease.check()?;
@@ -443,7 +443,7 @@ async fn stage(
     base: &[f32],
     trained: &TrainedIvf,
     order: &[u32],
-    reorder: &str,
+    layout: &str,
     workload: Workload<'_>,
     bar: &Progress,
 ) -> Result<Manifest> {
@@ -573,7 +573,7 @@ async fn stage(
         nlist,
         pq_m: trained.pq.as_ref().map(|p| p.m),
         code_size,
-        reorder: reorder.to_string(),
+        layout: layout.to_string(),
         order: order.to_vec(),
         lists,
         payload: payload_ref,

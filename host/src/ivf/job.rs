@@ -19,7 +19,7 @@ use super::build::{IvfBuildParams, TrainedIvf, Workload, train, write_claimed};
 use super::claim::{BuildLease, LeaseParams};
 use super::layout::order_for;
 use super::manifest::Manifest;
-use crate::config::Limits;
+use crate::config::InputLimits;
 use crate::dataset::{Dataset, DatasetSpec};
 use crate::error::{Error, Result};
 use crate::progress::Progress;
@@ -36,7 +36,7 @@ pub struct BuildJob {
     /// The payload layout.
     pub layout: Layout,
     /// Memory and input bounds, checked before any work.
-    pub limits: Limits,
+    pub limits: InputLimits,
     /// The claim's lease.
     pub lease: LeaseParams,
 }

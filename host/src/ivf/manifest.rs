@@ -183,8 +183,11 @@ pub struct Manifest {
     pub pq_m: Option<usize>,
     /// Bytes per encoded vector: `4·dim` (flat) or `m` (PQ).
     pub code_size: usize,
-    /// The cluster-order method the payload was laid out with.
-    pub reorder: String,
+    /// The spelling of the layout the payload was written in
+    /// (`planner_core::reorder::Layout`, e.g. `pca_zorder:5`). Stored under
+    /// the field name `reorder`, which older readers expect.
+    #[serde(rename = "reorder")]
+    pub layout: String,
     /// `order[position] = list_no`: the payload layout.
     pub order: Vec<u32>,
     /// Per `list_no`.

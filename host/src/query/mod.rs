@@ -26,6 +26,7 @@ use planner_core::json::{Instance, PlanJson};
 use serde_json::{Value, json};
 
 pub use crate::ivf::Index;
+pub use crate::store::PlanOptions;
 pub use backend::{
     BackendError, BackendFactory, BackendPool, ComponentBackend, NativeBackend, PlanBackend,
     component_factory, component_factory_with, native_factory, native_factory_with, parse_policy,
@@ -40,7 +41,7 @@ use crate::ivf::scan::{Candidate, Scanner, TopK, check_record, record_key};
 use crate::ivf::score::Scorer;
 use crate::store::planned::affine as planned_affine;
 use crate::store::{
-    Deadline, PlanOptions, PlannedRead, PlannedStore, PlannedStoreBuilder, StatsSnapshot, into_host,
+    Deadline, PlannedRead, PlannedStore, PlannedStoreBuilder, StatsSnapshot, into_host,
 };
 use cache::PayloadCache;
 
@@ -113,8 +114,7 @@ impl Searcher {
             .with_planner(factory)
             .with_io_slots(io_slots, 1)
             .with_deadline(read.deadline)
-            .with_stall_timeout(read.stall_timeout)
-            .with_load_aware(read.load_aware);
+            .with_stall_timeout(read.stall_timeout);
         match read.hedge {
             Some(h) => b.with_hedging(h),
             None => b.without_hedging(),
@@ -376,18 +376,11 @@ impl Searcher {
         deadline: Option<Deadline>,
         out: &mut SearchResult,
     ) -> Result<Vec<Bytes>> {
-        let opts = PlanOptions {
-            method: params.method,
-            k_max: params.k_max,
-            parallelism: params.parallelism,
-            surrogate: params.surrogate.clone(),
-            load_aware: self.read.load_aware,
-            epsilon: params.epsilon,
-        };
+        let opts = &params.plan;
         let object = stage.object;
         let read = self
             .store
-            .read(object, ranges, &opts, deadline)
+            .read(object, ranges, opts, deadline)
             .await
             .map_err(|e| into_host(e, object.as_ref()))?;
         self.account(stage, &read, params, out);
@@ -412,10 +405,10 @@ impl Searcher {
         let again: Vec<Range<u64>> = bad.iter().map(|&i| ranges[i].clone()).collect();
         let retry = self
             .store
-            .read(object, &again, &opts, deadline)
+            .read(object, &again, opts, deadline)
             .await
             .map_err(|e| into_host(e, object.as_ref()))?;
-        out.stats.refetches += bad.len();
+        out.stats.io.refetches += bad.len() as u64;
         add_io(&mut out.stats, &retry);
         for (&i, part) in bad.iter().zip(retry.parts) {
             check(i, &part)?;
@@ -440,13 +433,14 @@ impl Searcher {
             let instance = Instance {
                 intervals: read.intervals.clone(),
                 k_max: params
+                    .plan
                     .k_max
                     .unwrap_or(read.intervals.len())
                     .clamp(1, read.intervals.len().max(1)),
-                parallelism: params.parallelism,
+                parallelism: params.plan.parallelism,
                 surrogate: read.surrogate.clone(),
-                epsilon: params.epsilon,
-                method: params.method,
+                epsilon: params.plan.epsilon,
+                method: params.plan.method,
             };
             let plan = PlanJson::from(&Plan {
                 requests: &read.requests,
@@ -472,10 +466,5 @@ struct Stage<'a> {
 }
 
 fn add_io(s: &mut QueryStats, read: &PlannedRead) {
-    s.gets += read.stats.gets as usize;
-    s.bytes += read.stats.bytes;
-    s.overfetch_bytes += read.stats.overfetch_bytes;
-    s.plan_us += read.stats.plan_us;
-    s.hedges += read.stats.hedges as usize;
-    s.refetches += read.stats.refetches as usize;
+    s.io.add(&read.stats);
 }

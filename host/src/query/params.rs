@@ -1,34 +1,26 @@
-//! What a search is asked to do: [`SearchParams`] per query and
-//! [`ReadConfig`] per searcher (hedging, deadline, stall timeout, load
-//! awareness).
+//! What a search is asked to do: [`SearchParams`] per query (with its
+//! [`PlanOptions`]) and [`ReadConfig`] per searcher (hedging, deadline,
+//! stall timeout).
 
 use std::time::Duration;
 
-use planner_core::{Method, Surrogate};
+use crate::store::{HedgePolicy, PlanOptions};
 
-use crate::store::HedgePolicy;
-
-/// Per-query search parameters.
+/// Per-query search parameters: how the query's reads are planned
+/// ([`PlanOptions`], the planned store's own per-call options) and what
+/// the search itself does (`k`, `nprobe`, `rerank`, `explain`).
 #[derive(Debug, Clone, PartialEq)]
 pub struct SearchParams {
     /// Neighbours returned. Default 10.
     pub k: usize,
     /// Lists probed (faiss `nprobe`). Default 16.
     pub nprobe: usize,
-    /// The planning policy. Default [`Method::Warp`].
-    pub method: Method,
-    /// Request budget `K_max`; `None` for no budget beyond one request per
-    /// interval. Default `None`.
-    pub k_max: Option<usize>,
-    /// Expected request parallelism `P` of one query; `None` for unbounded.
-    /// Default `Some(8.0)` (the host sets io_slots / Q).
-    pub parallelism: Option<f64>,
-    /// Request-time surrogate: the prior of the load-aware surrogate, or the
-    /// surrogate itself when [`ReadConfig::load_aware`] is off. Default
-    /// affine 25 ms + 5 ms/MiB (S3).
-    pub surrogate: Surrogate,
-    /// Tolerance of the ε-methods. Default 0.01.
-    pub epsilon: f64,
+    /// How every read of the query is planned: method, request budget
+    /// `K_max`, parallelism `P`, surrogate, load awareness, `ε`. Default
+    /// [`PlanOptions::default`]: warp, no budget, `P = 8` (the host sets
+    /// `io_slots / Q`), the S3 surrogate (25 ms + 5 ms/MiB) as the prior of
+    /// the load-aware estimate, `ε = 0.01`.
+    pub plan: PlanOptions,
     /// IVF-PQ: rerank the best `k · rerank` ADC candidates with exact
     /// distances; `0` for no rerank. Ignored for IVF-Flat. Default 4.
     pub rerank: usize,
@@ -41,21 +33,18 @@ impl Default for SearchParams {
         Self {
             k: 10,
             nprobe: 16,
-            method: Method::Warp,
-            k_max: None,
-            parallelism: Some(8.0),
-            surrogate: Surrogate::S3,
-            epsilon: 0.01,
+            plan: PlanOptions::default(),
             rerank: 4,
             explain: false,
         }
     }
 }
 
-/// How a [`Searcher`](super::Searcher) reads: hedging, deadline, stall timeout, load
-/// awareness. [`ReadConfig::default`]: hedging (a GET once 3× slower than the
-/// median, 5–25 % extra GETs following the straggler rate), no deadline, 10 s
-/// stall timeout, load-aware.
+/// How a [`Searcher`](super::Searcher) reads: hedging, deadline, stall
+/// timeout (load awareness is per query: [`PlanOptions::load_aware`] in
+/// [`SearchParams::plan`]). [`ReadConfig::default`]: hedging (a GET once 3×
+/// slower than the median, 5–25 % extra GETs following the straggler rate),
+/// no deadline, 10 s stall timeout.
 #[derive(Debug, Clone, PartialEq)]
 pub struct ReadConfig {
     /// Hedge straggling GETs; `None` turns hedging off.
@@ -66,10 +55,6 @@ pub struct ReadConfig {
     /// Abandon (and retry once) a response with no progress for this long.
     /// Default 10 s.
     pub stall_timeout: Duration,
-    /// Plan with the load-aware per-MiB term, [`SearchParams::surrogate`]
-    /// being its prior; off: plan with [`SearchParams::surrogate`] as given.
-    /// Default on.
-    pub load_aware: bool,
 }
 
 impl Default for ReadConfig {
@@ -78,7 +63,6 @@ impl Default for ReadConfig {
             hedge: Some(HedgePolicy::default()),
             deadline: None,
             stall_timeout: Duration::from_secs(10),
-            load_aware: true,
         }
     }
 }

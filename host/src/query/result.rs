@@ -3,6 +3,8 @@
 
 use serde_json::{Value, json};
 
+use crate::store::CallStats;
+
 /// One neighbour.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Neighbor {
@@ -13,26 +15,19 @@ pub struct Neighbor {
     pub distance: f64,
 }
 
-/// I/O figures of one query.
+/// I/O figures of one query: the planned store's counters summed over the
+/// query's reads ([`io`](Self::io)) plus what only the query knows.
 #[derive(Debug, Clone, Copy, Default, PartialEq)]
 pub struct QueryStats {
     /// Lists probed.
     pub probes: usize,
     /// Lists served from the cache.
     pub cache_hits: usize,
-    /// Planned range GETs (hedges and re-fetches are counted apart).
-    pub gets: usize,
-    /// Bytes of the planned GETs.
-    pub bytes: u64,
-    /// Gap bytes fetched beyond the needed intervals.
-    pub overfetch_bytes: u64,
-    /// Wall time spent planning, µs.
-    pub plan_us: u64,
-    /// Hedge requests sent for straggling GETs.
-    pub hedges: usize,
-    /// Ranges fetched again (after a stall, a wrong range, a checksum
-    /// mismatch or a short answer).
-    pub refetches: usize,
+    /// The planned store's [`CallStats`] of every read of the query (payload
+    /// and rerank, re-fetches included), summed; `io.refetches` also counts
+    /// the ranges the query fetched again after a checksum mismatch or a
+    /// short answer.
+    pub io: CallStats,
     /// The payload plan's surrogate `(fixed_ms, per_mib_ms)` (the load-aware
     /// one when on); `None` when nothing was planned or it is piecewise.
     pub surrogate: Option<(f64, f64)>,
@@ -76,10 +71,10 @@ impl SearchResult {
             "query": i,
             "neighbors": self.neighbors.iter().map(|n| json!({"id": n.id, "distance": n.distance})).collect::<Vec<_>>(),
             "stats": {
-                "probes": s.probes, "cache_hits": s.cache_hits, "gets": s.gets,
-                "bytes": s.bytes, "overfetch_bytes": s.overfetch_bytes,
-                "plan_us": s.plan_us, "planner": planner,
-                "hedges": s.hedges, "refetches": s.refetches,
+                "probes": s.probes, "cache_hits": s.cache_hits, "gets": s.io.gets,
+                "bytes": s.io.bytes, "overfetch_bytes": s.io.overfetch_bytes,
+                "plan_us": s.io.plan_us, "planner": planner,
+                "hedges": s.io.hedges, "refetches": s.io.refetches,
                 "surrogate": s.surrogate.map(|(f, p)| json!({"fixed_ms": f, "per_mib_ms": p})),
             },
         });

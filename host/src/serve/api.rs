@@ -217,7 +217,7 @@ impl SearchRequest {
             params.nprobe = n;
         }
         if let Some(m) = &self.method {
-            params.method = m
+            params.plan.method = m
                 .parse::<Method>()
                 .map_err(|e| ApiError::field("method", crate::error::bound(&e.to_string(), 300)))?;
         }
@@ -297,7 +297,7 @@ mod tests {
         assert!(c.batch);
         assert_eq!(c.queries, vec![1.0, 2.0, 3.0, 4.0, 5.0, 6.0]);
         assert_eq!((c.params.k, c.params.nprobe), (5, 16));
-        assert_eq!(c.params.method, Method::LanceRule);
+        assert_eq!(c.params.plan.method, Method::LanceRule);
         assert_eq!(c.deadline, Duration::from_secs(10));
         let c = check(r#"{"vector": [1, 2, 3], "deadline_ms": 250, "explain": true}"#).unwrap();
         assert!(!c.batch && c.params.explain);

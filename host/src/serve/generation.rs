@@ -72,7 +72,7 @@ impl Generation {
             "dim": m.dim,
             "nlist": m.nlist,
             "pq_m": m.pq_m,
-            "layout": m.reorder,
+            "layout": m.layout,
             "planner": self.planner,
             "since_unix_s": self.since.duration_since(SystemTime::UNIX_EPOCH).map_or(0, |d| d.as_secs()),
         })

@@ -205,7 +205,7 @@ async fn search(State(state): State<Arc<AppState>>, body: Body) -> Result<Respon
     let generation = state.served.current();
     let mut base = state.base.clone();
     if let Some(s) = &generation.surrogate {
-        base.surrogate = s.clone();
+        base.plan.surrogate = s.clone();
     }
     let dim = generation.searcher.index().manifest.dim;
     let checked = request.validate(dim, &base, &state.bounds)?;
@@ -251,7 +251,7 @@ async fn run(
     let mut out = Vec::with_capacity(checked.queries.len() / dim.max(1));
     for (i, q) in checked.queries.chunks_exact(dim).enumerate() {
         let mut params = checked.params.clone();
-        params.parallelism = Some(state.fixed_parallelism.unwrap_or_else(|| {
+        params.plan.parallelism = Some(state.fixed_parallelism.unwrap_or_else(|| {
             planner_core::Parallelism::per_call(state.io_slots, state.admission.in_flight())
         }));
         let t = Instant::now();

@@ -272,7 +272,7 @@ impl Metrics {
             .inc();
         self.query_seconds.observe(seconds);
         if let Some(s) = stats {
-            self.plan_seconds.observe(s.plan_us as f64 * 1e-6);
+            self.plan_seconds.observe(s.io.plan_us as f64 * 1e-6);
             self.cache_lookups.inc_by(s.probes as u64);
             self.cache_hits.inc_by(s.cache_hits as u64);
         }

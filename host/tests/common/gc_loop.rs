@@ -10,7 +10,7 @@ use std::time::Duration;
 use futures::TryStreamExt;
 use object_store::{ObjectMeta, ObjectStore};
 use warp_host::ivf::gc::{GcParams, collect};
-use warp_host::query::{Index, SearchParams, Searcher, native_factory, parse_policy};
+use warp_host::query::{Index, PlanOptions, SearchParams, Searcher, native_factory, parse_policy};
 use warp_host::store::{self, StoreLocation};
 
 use super::faults::FaultyStore;
@@ -29,8 +29,11 @@ async fn names(loc: &StoreLocation) -> BTreeSet<String> {
 async fn answer_all(searcher: &Searcher, queries: &[f32], dim: usize) -> Vec<Vec<u32>> {
     let params = SearchParams {
         nprobe: 6,
-        method: parse_policy("warp").unwrap(),
-        parallelism: Some(2.0),
+        plan: PlanOptions {
+            method: parse_policy("warp").unwrap(),
+            parallelism: Some(2.0),
+            ..PlanOptions::default()
+        },
         ..SearchParams::default()
     };
     let mut out = Vec::new();
@@ -144,8 +147,11 @@ pub(crate) async fn gc_loop_during_rebuilds(url: &str, rounds: usize) {
             let searcher = Searcher::new(Arc::new(index), 4, 0, native_factory()).unwrap();
             let params = SearchParams {
                 nprobe: 6,
-                method: parse_policy("warp").unwrap(),
-                parallelism: Some(2.0),
+                plan: PlanOptions {
+                    method: parse_policy("warp").unwrap(),
+                    parallelism: Some(2.0),
+                    ..PlanOptions::default()
+                },
                 ..SearchParams::default()
             };
             let mut answers = Vec::new();

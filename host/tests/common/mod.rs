@@ -14,7 +14,7 @@ use std::sync::Arc;
 
 use warp_host::ivf::synthetic::{SyntheticParams, generate};
 use warp_host::ivf::{self, IvfBuildParams, TrainedIvf, Workload};
-use warp_host::query::{Index, SearchParams, Searcher, native_factory, parse_policy};
+use warp_host::query::{Index, PlanOptions, SearchParams, Searcher, native_factory, parse_policy};
 use warp_host::store::StoreLocation;
 
 /// A tiny dataset and its trained index.
@@ -85,8 +85,11 @@ pub(crate) async fn answers(loc: StoreLocation, queries: &[f32], policy: &str) -
     let searcher = Searcher::new(index, 8, 0, native_factory()).unwrap();
     let params = SearchParams {
         nprobe: 6,
-        method: parse_policy(policy).unwrap(),
-        parallelism: Some(2.0),
+        plan: PlanOptions {
+            method: parse_policy(policy).unwrap(),
+            parallelism: Some(2.0),
+            ..PlanOptions::default()
+        },
         ..SearchParams::default()
     };
     let mut out = Vec::new();

@@ -9,7 +9,7 @@ use std::time::Duration;
 use clap::{Parser, ValueEnum};
 use tracing_subscriber::EnvFilter;
 use warp_latency_model::{MAX_FIRST_BYTE_SIGMA, MAX_TAIL_FACTOR, SimulateConfig};
-use warp_s3_server::{FaultConfig, Limits, ServerConfig, StorageLimits};
+use warp_s3_server::{FaultConfig, ServerConfig, ServerLimits, StorageLimits};
 
 /// The latency profile to start from.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -204,7 +204,7 @@ impl Args {
                 delay_ms: self.delay_ms,
                 stall_ms: self.stall_ms,
             },
-            limits: Limits {
+            limits: ServerLimits {
                 max_connections: self.max_connections as usize,
                 max_request_body: self.max_body_mib << 20,
                 storage: StorageLimits {
