@@ -269,7 +269,7 @@ class Planner:
 
     def _plan_call(self, name: str, inst: wc.Record, *args: Any, exact: bool = False) -> Any:
         """A planning export, under the native host's deadline for its size."""
-        ms = default_deadline_ms(len(inst.intervals), getattr(inst, "k-max"), exact)
+        ms = default_deadline_ms(len(getattr(inst, "intervals")), getattr(inst, "k-max"), exact)
         return self._call(name, inst, *args, deadline_ms=ms)
 
     def _refusal(self, err: wc.Variant) -> PlanError:
