@@ -3,7 +3,7 @@
 # warp bench in process at the same Q, on one local index (issue 19):
 #
 #   bench/serve/load.sh INDEX_DIR [OUT.jsonl] [--concurrency 8,32,128] [--duration 20]
-#                       [--nprobe 16] [--warp BIN] [--fixed-p P] [--overload]
+#                       [--nprobe 16] [--warp BIN] [--fixed-p P] [--overload] [-- FLAGS…]
 #
 # Both sides read the index through the simulated S3 store (--simulate s3,
 # the same seed and profile), plan with the native planner, cache nothing,
@@ -13,7 +13,9 @@
 # live-P comparison. --overload also offers 4x the concurrency against a
 # server admitting Q/4 with a short queue (503 beyond it), and reports the
 # admitted queries' latency (from the server's request log, at capacity and
-# overloaded) and the refusals. Each line of OUT (default
+# overloaded) and the refusals. Flags after `--` go to both sides' search
+# options (e.g. `-- --fixed-ms 25 --per-mib-ms 5`: a fixed surrogate instead of
+# the load-aware estimate). Each line of OUT (default
 # stdout) is one JSON row: side (serve|in_process), Q, qps, p50/p95/p99 ms,
 # status counts. The server listens on an ephemeral loopback port and is
 # stopped on exit.
@@ -23,8 +25,10 @@ index="${1:?usage: bench/serve/load.sh INDEX_DIR [OUT.jsonl] [flags]}"; shift
 out=/dev/stdout
 if [ $# -gt 0 ] && [ "${1#--}" = "$1" ]; then out="$1"; shift; fi
 conc=8,32,128 duration=20 nprobe=16 warp=target/release/warp fixed_p= overload=
+both=()
 while [ $# -gt 0 ]; do
   case "$1" in
+    --) shift; both=("$@"); break ;;
     --concurrency) conc="$2"; shift 2 ;;
     --duration) duration="$2"; shift 2 ;;
     --nprobe) nprobe="$2"; shift 2 ;;
@@ -58,7 +62,7 @@ for off in range(0, len(data), step):
     print(json.dumps({"vector": list(v), "nprobe": nprobe, "k": 10}))
 PY
 nq=$(wc -l <"$work/bodies.jsonl")
-common=(--url "$index" --simulate s3 --native --nprobe "$nprobe" --io-slots 64)
+common=(--url "$index" --simulate s3 --native --nprobe "$nprobe" --io-slots 64 "${both[@]}")
 
 log=warn
 start_server() { # max_in_flight max_queue queue_wait_ms [extra flags]
