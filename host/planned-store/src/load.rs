@@ -40,7 +40,19 @@
 //! hands bodies over with their headers, no body in the window takes time
 //! and `ℓ'_i` is the whole latency, issue to last byte. The median ignores
 //! the long tail, which is the hedger's business, and median-one latency
-//! noise) and the rate `r` at
+//! noise). A late wake-up can still land on the last byte, so a second,
+//! size test bounds `π` when the window holds GETs of different sizes: a
+//! link shared by `N` bodies stretches each in proportion to its bytes (body
+//! time `≈ L · N / C`), while a busy CPU delays every body by about the same
+//! milliseconds whatever its size. With `s` the Theil–Sen slope of body time
+//! against size (ms per MiB; `body_slope`), only `(s − base) · L_i` of a
+//! GET's time is the link's, and
+//!
+//! ```text
+//! π = min( π, median_i (s − base)⁺ · L_i / t₀(L_i) ).
+//! ```
+//!
+//! The link counts as busy only when both say so. The delivered rate `r` at
 //! which the same GETs delivered bytes (MiB over the time between the first
 //! and the last completion). While `π >` [`SATURATED`] the link was busy and
 //! delivered its capacity, so `r` is kept, and `C` is the median of the last
@@ -86,6 +98,13 @@ const MIN_SPAN_MS: f64 = 20.0;
 /// A body shorter than this, ms, was read at once (it came with its
 /// headers, or while the task slept on them).
 const MIN_BODY_MS: f64 = 0.05;
+/// Two GETs are paired in the size test only when their sizes differ by at
+/// least this, MiB (16 KiB).
+const MIN_SIZE_SPREAD_MIB: f64 = 1.0 / 64.0;
+/// Fewest such pairs for the size test; with fewer (GETs of one size) the
+/// window cannot tell a delay that is the same for every size from a shared
+/// link, and the latency test alone decides.
+const MIN_PAIRS: usize = 32;
 /// Smoothing of the first-byte and throughput averages.
 const ALPHA: f64 = 0.05;
 
@@ -300,6 +319,19 @@ fn refresh(st: &mut State, prior: (f64, f64)) {
         })
         .collect();
     st.pressure = quantile(&mut ratios, 0.5) - 1.0;
+    if streamed
+        && st.pressure > 0.0
+        && let Some(slope) = body_slope(&recent)
+    {
+        // The size test: only the part of the bodies' time that grows with
+        // their bytes is the link's (module docs).
+        let excess = (slope - prior.1).max(0.0);
+        let mut shares: Vec<f64> = recent
+            .iter()
+            .map(|s| excess * s.mib / (prior.0 + prior.1 * s.mib).max(1e-3))
+            .collect();
+        st.pressure = st.pressure.min(quantile(&mut shares, 0.5));
+    }
     // `recent` runs newest first.
     let (Some(last), Some(first)) = (recent.first(), recent.last()) else {
         return;
@@ -323,6 +355,26 @@ fn refresh(st: &mut State, prior: (f64, f64)) {
         let mut rates: Vec<f64> = st.busy_rates.iter().copied().collect();
         st.capacity_mib_s = Some(quantile(&mut rates, 0.5));
     }
+}
+
+/// The Theil–Sen slope of body time against size, ms per MiB: the median of
+/// `(b_j − b_i) / (L_j − L_i)` over the pairs of `window` whose sizes differ
+/// by at least [`MIN_SIZE_SPREAD_MIB`]; `None` with fewer than [`MIN_PAIRS`]
+/// such pairs. A delay that every body shares whatever its size (a task
+/// woken late) moves the intercept, not the slope; a link shared by `N`
+/// bodies makes the slope `N / C`. `O(W²)` for a window of `W` GETs (2 016
+/// pairs at [`PRESSURE_WINDOW`]).
+fn body_slope(window: &[Seen]) -> Option<f64> {
+    let mut slopes = Vec::with_capacity(window.len() * window.len().saturating_sub(1) / 2);
+    for (i, a) in window.iter().enumerate() {
+        for b in &window[i + 1..] {
+            let dl = b.mib - a.mib;
+            if dl.abs() >= MIN_SIZE_SPREAD_MIB {
+                slopes.push((b.body_ms - a.body_ms) / dl);
+            }
+        }
+    }
+    (slopes.len() >= MIN_PAIRS).then(|| quantile(&mut slopes, 0.5))
 }
 
 /// The `q`-quantile (lower, by rank `⌊q · (n − 1)⌋`) of `v`, 0 for none.
@@ -463,6 +515,100 @@ mod tests {
             });
         }
         assert!(est.capacity_mib_s().is_some());
+    }
+
+    /// GETs of 64 KiB … 2 MiB (sizes cycling), first byte at the prior's
+    /// 25 ms, body = `body_ms(mib, i)`, one every `gap_ms`.
+    fn feed_sizes(
+        est: &LoadEstimator,
+        clock: &mut Instant,
+        n: usize,
+        gap_ms: f64,
+        body_ms: impl Fn(f64, usize) -> f64,
+    ) {
+        for i in 0..n {
+            *clock += Duration::from_secs_f64(gap_ms / 1000.0);
+            let len = (1u64 << 16) * (1 + (i as u64 * 7) % 32);
+            let mib = len as f64 / 1_048_576.0;
+            est.observe(GetSample {
+                len,
+                first_byte_ms: 25.0,
+                latency_ms: 25.0 + body_ms(mib, i),
+                in_flight: 8,
+                done: *clock,
+            });
+        }
+    }
+
+    #[test]
+    fn a_delay_every_body_shares_is_not_taken_for_a_full_link() {
+        // Bodies at their own pace (5 ms/MiB) plus 6–10 ms whatever their
+        // size: the last byte seen late by a task a busy CPU woke late. The
+        // latency test alone reads a full link (median ≥ 0.2); the size test
+        // finds the slope at the prior's 5 ms/MiB and keeps the link open.
+        let est = LoadEstimator::new();
+        est.note_prior(PRIOR);
+        let mut t = Instant::now();
+        feed_sizes(&est, &mut t, 2000, 2.0, |mib, i| {
+            5.0 * mib + 6.0 + (i % 5) as f64
+        });
+        let s = est.snapshot();
+        assert_eq!(s.capacity_mib_s, None, "{s:?}");
+        assert!(s.pressure < SATURATED, "{s:?}");
+        // GETs of one size give the size test nothing to go on: the same
+        // delay then reads as a full link, as before the size test.
+        let est = LoadEstimator::new();
+        est.note_prior(PRIOR);
+        for _ in 0..1000 {
+            t += Duration::from_millis(2);
+            est.observe(GetSample {
+                len: 1 << 20,
+                first_byte_ms: 25.0,
+                latency_ms: 25.0 + 5.0 + 8.0,
+                in_flight: 8,
+                done: t,
+            });
+        }
+        assert!(est.capacity_mib_s().is_some());
+    }
+
+    #[test]
+    fn bodies_stretched_in_proportion_to_their_bytes_are_a_full_link() {
+        // A shared link: every body at 20 ms/MiB (4x its own pace), with 1 ms
+        // of jitter. Both tests agree; C is what the link delivered.
+        let est = LoadEstimator::new();
+        est.note_prior(PRIOR);
+        let mut t = Instant::now();
+        feed_sizes(&est, &mut t, 2000, 1.0, |mib, i| {
+            20.0 * mib + (i % 3) as f64 * 0.5
+        });
+        let s = est.snapshot();
+        assert!(s.pressure > SATURATED, "{s:?}");
+        let c = s.capacity_mib_s.expect("a full link is seen");
+        // Mean size (1 + 32)/2 · 64 KiB = 1.03 MiB, one per ms.
+        assert!((c - 1031.25).abs() < 40.0, "{c}");
+    }
+
+    #[test]
+    fn the_body_slope_is_the_median_pairwise_slope() {
+        let now = Instant::now();
+        let seen = |mib: f64, body_ms: f64| Seen {
+            mib,
+            latency_ms: 25.0 + body_ms,
+            body_ms,
+            in_flight: 1.0,
+            done: now,
+        };
+        // 10 ms + 3 ms/MiB, one outlier: the slope stays 3.
+        let mut w: Vec<Seen> = (0..12)
+            .map(|i| seen(i as f64 * 0.25, 10.0 + 0.75 * i as f64))
+            .collect();
+        w.push(seen(1.0, 400.0));
+        let s = body_slope(&w).unwrap();
+        assert!((s - 3.0).abs() < 1e-9, "{s}");
+        // One size only: no slope.
+        let w: Vec<Seen> = (0..64).map(|_| seen(1.0, 10.0)).collect();
+        assert_eq!(body_slope(&w), None);
     }
 
     #[test]
