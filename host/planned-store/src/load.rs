@@ -412,8 +412,30 @@ mod tests {
 
     const PRIOR: (f64, f64) = (25.0, 5.0);
 
-    /// `n` GETs of `len` bytes taking `latency_ms` each, completing every
-    /// `gap_ms` after `*clock`.
+    /// `n` GETs completing every `gap_ms` after `*clock`; GET `i` is
+    /// `get(i) = (len, first_byte_ms, latency_ms)`.
+    fn feed_with(
+        est: &LoadEstimator,
+        clock: &mut Instant,
+        n: usize,
+        gap_ms: f64,
+        get: impl Fn(usize) -> (u64, f64, f64),
+    ) {
+        for i in 0..n {
+            *clock += Duration::from_secs_f64(gap_ms / 1000.0);
+            let (len, first_byte_ms, latency_ms) = get(i);
+            est.observe(GetSample {
+                len,
+                first_byte_ms,
+                latency_ms,
+                in_flight: 8,
+                done: *clock,
+            });
+        }
+    }
+
+    /// `n` GETs of `len` bytes taking `latency_ms` each (headers and body
+    /// together), completing every `gap_ms` after `*clock`.
     fn feed(
         est: &LoadEstimator,
         clock: &mut Instant,
@@ -422,16 +444,7 @@ mod tests {
         latency_ms: f64,
         gap_ms: f64,
     ) {
-        for _ in 0..n {
-            *clock += Duration::from_secs_f64(gap_ms / 1000.0);
-            est.observe(GetSample {
-                len,
-                first_byte_ms: latency_ms,
-                latency_ms,
-                in_flight: 8,
-                done: *clock,
-            });
-        }
+        feed_with(est, clock, n, gap_ms, |_| (len, latency_ms, latency_ms));
     }
 
     #[test]
@@ -488,32 +501,14 @@ mod tests {
         let est = LoadEstimator::new();
         est.note_prior(PRIOR);
         let mut t = Instant::now();
-        for _ in 0..1000 {
-            t += Duration::from_millis(2);
-            est.observe(GetSample {
-                len: 1 << 20,
-                first_byte_ms: 40.0,
-                latency_ms: 45.0,
-                in_flight: 8,
-                done: t,
-            });
-        }
+        feed_with(&est, &mut t, 1000, 2.0, |_| (1 << 20, 40.0, 45.0));
         let s = est.snapshot();
         assert_eq!(s.capacity_mib_s, None, "{s:?}");
         assert!(s.pressure.abs() < 1e-9, "{s:?}");
         // Bodies at a third of their pace (15 ms for 1 MiB): a full link.
         let est = LoadEstimator::new();
         est.note_prior(PRIOR);
-        for _ in 0..1000 {
-            t += Duration::from_millis(1);
-            est.observe(GetSample {
-                len: 1 << 20,
-                first_byte_ms: 25.0,
-                latency_ms: 40.0,
-                in_flight: 8,
-                done: t,
-            });
-        }
+        feed_with(&est, &mut t, 1000, 1.0, |_| (1 << 20, 25.0, 40.0));
         assert!(est.capacity_mib_s().is_some());
     }
 
@@ -526,18 +521,10 @@ mod tests {
         gap_ms: f64,
         body_ms: impl Fn(f64, usize) -> f64,
     ) {
-        for i in 0..n {
-            *clock += Duration::from_secs_f64(gap_ms / 1000.0);
+        feed_with(est, clock, n, gap_ms, |i| {
             let len = (1u64 << 16) * (1 + (i as u64 * 7) % 32);
-            let mib = len as f64 / 1_048_576.0;
-            est.observe(GetSample {
-                len,
-                first_byte_ms: 25.0,
-                latency_ms: 25.0 + body_ms(mib, i),
-                in_flight: 8,
-                done: *clock,
-            });
-        }
+            (len, 25.0, 25.0 + body_ms(len as f64 / 1_048_576.0, i))
+        });
     }
 
     #[test]
@@ -559,16 +546,9 @@ mod tests {
         // delay then reads as a full link, as before the size test.
         let est = LoadEstimator::new();
         est.note_prior(PRIOR);
-        for _ in 0..1000 {
-            t += Duration::from_millis(2);
-            est.observe(GetSample {
-                len: 1 << 20,
-                first_byte_ms: 25.0,
-                latency_ms: 25.0 + 5.0 + 8.0,
-                in_flight: 8,
-                done: t,
-            });
-        }
+        feed_with(&est, &mut t, 1000, 2.0, |_| {
+            (1 << 20, 25.0, 25.0 + 5.0 + 8.0)
+        });
         assert!(est.capacity_mib_s().is_some());
     }
 
