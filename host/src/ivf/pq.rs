@@ -89,26 +89,11 @@ impl ProductQuantizer {
         &self.codebooks[at..at + dsub]
     }
 
-    /// Encodes one vector into `m` bytes.
-    pub fn encode(&self, x: &[f32], code: &mut [u8]) {
-        let dsub = self.dsub();
-        for (j, out) in code.iter_mut().enumerate().take(self.m) {
-            let sub = &x[j * dsub..(j + 1) * dsub];
-            let mut best = (0usize, f32::INFINITY);
-            for c in 0..KSUB {
-                let d = super::distance::l2_sq(sub, self.codeword(j, c));
-                if d < best.1 {
-                    best = (c, d);
-                }
-            }
-            *out = best.0 as u8;
-        }
-    }
-
     /// Encodes the rows of `data` (`n × dim`) into `n × m` bytes: for each
     /// sub-quantizer (in parallel) the nearest codeword of every row's
     /// sub-vector, by the blocked `sgemm` search of k-means
-    /// ([`nearest`]); [`Self::encode`] row by row, faster.
+    /// ([`nearest`]): the nearest codeword under squared L2, ties possibly
+    /// rounded the other way than a per-row scan would.
     ///
     /// # Complexity
     /// `O(n · 256 · d)` flops; `O(n · (d/m + m))` extra memory per running
@@ -162,6 +147,23 @@ fn sub_vectors(data: &[f32], dim: usize, j: usize, dsub: usize) -> Vec<f32> {
 mod tests {
     use super::*;
 
+    /// The brute-force reference of [`ProductQuantizer::encode_all`]: one
+    /// vector, each sub-vector against its 256 codewords by `l2_sq`.
+    fn encode_one(pq: &ProductQuantizer, x: &[f32], code: &mut [u8]) {
+        let dsub = pq.dsub();
+        for (j, out) in code.iter_mut().enumerate().take(pq.m) {
+            let sub = &x[j * dsub..(j + 1) * dsub];
+            let mut best = (0usize, f32::INFINITY);
+            for c in 0..KSUB {
+                let d = super::super::distance::l2_sq(sub, pq.codeword(j, c));
+                if d < best.1 {
+                    best = (c, d);
+                }
+            }
+            *out = best.0 as u8;
+        }
+    }
+
     #[test]
     fn adc_approximates_l2() {
         use crate::ivf::score::{AdcTable, Metric, Scorer};
@@ -170,7 +172,7 @@ mod tests {
         let pq = ProductQuantizer::train(&data, dim, 4, 1).unwrap();
         let mut code = vec![0u8; 4];
         let x = &data[..dim];
-        pq.encode(x, &mut code);
+        encode_one(&pq, x, &mut code);
         let s = Scorer::new(Metric::L2, x, &[100.0; 8]).unwrap();
         let mut table = AdcTable::default();
         s.adc_table(&pq, &[0.0; 8], &mut table);
@@ -192,7 +194,7 @@ mod tests {
         assert_eq!(all.len(), 700 * 4);
         let mut one = vec![0u8; 4];
         for (x, code) in data.chunks_exact(dim).zip(all.chunks_exact(4)) {
-            pq.encode(x, &mut one);
+            encode_one(&pq, x, &mut one);
             // The sgemm form may round a near tie the other way: then the
             // two codewords are equally near.
             for j in 0..4 {
