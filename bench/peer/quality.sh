@@ -7,6 +7,9 @@
 #
 #   bench/peer/quality.sh --data DIR [--nlist 256] [--metric l2] [--seeds 1,2,3,4,5]
 #                         [--nprobe 4,8,16,32,64] [--pq-m M] [-- warp build flags…]
+#   bench/peer/quality.sh --synthetic N [--dim 128] … (the vectors of `warp build
+#                         --synthetic N`, exported as bench/peer/lib.sh does for the
+#                         Lance runs; e.g. --synthetic 1000000 --nlist 4096)
 #
 # DIR holds base.fvecs, queries.fvecs and groundtruth.ivecs of the metric
 # (bench/realdata/make_embeddings.py writes them; its ground truth is L2 on unit
@@ -25,16 +28,20 @@
 # and query arrays and the Python runtime).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
+source bench/peer/lib.sh
+command -v /usr/bin/time >/dev/null || { echo "quality.sh: /usr/bin/time is missing (apt-get install time)" >&2; exit 2; }
 venv="${FAISS_VENV:-$HOME/.cache/warp/faiss-venv}"
 py="$venv/bin/python"
 [ -x "$py" ] || { echo "quality.sh: no python at $py (pip install faiss-cpu numpy there)" >&2; exit 2; }
 warp="${WARP:-$(scripts/artifact warp bin)}"
 threads="${THREADS:-2}"
-data= nlist=256 metric=l2 seeds=1,2,3,4,5 nprobe=4,8,16,32,64 pqm=
+data= synthetic= dim=128 nlist=256 metric=l2 seeds=1,2,3,4,5 nprobe=4,8,16,32,64 pqm=
 extra=()
 while [ $# -gt 0 ]; do
   case "$1" in
     --data) data="$2"; shift 2 ;;
+    --synthetic) synthetic="$2"; shift 2 ;;
+    --dim) dim="$2"; shift 2 ;;
     --nlist) nlist="$2"; shift 2 ;;
     --metric) metric="$2"; shift 2 ;;
     --seeds) seeds="$2"; shift 2 ;;
@@ -44,11 +51,11 @@ while [ $# -gt 0 ]; do
     *) echo "quality.sh: unknown flag $1" >&2; exit 2 ;;
   esac
 done
-[ -n "$data" ] || { echo "quality.sh: --data DIR is required" >&2; exit 2; }
 case "$metric" in l2|cosine|dot) ;; *) echo "quality.sh: --metric is l2, cosine or dot" >&2; exit 2 ;; esac
 faiss_metric="$metric"; [ "$metric" = dot ] && faiss_metric=ip
 work="$(mktemp -d)"
 trap 'rm -rf "$work"' EXIT
+peer_data quality.sh "$work"
 out="$work/rows.jsonl"
 for seed in ${seeds//,/ }; do
   "$py" bench/peer/faiss_peer.py --data "$data" --nlist "$nlist" --nprobe "$nprobe" \
