@@ -1,4 +1,4 @@
-# Sourced by bench/peer/run.sh and concurrency.sh: what both drivers share.
+# Sourced by bench/peer/run.sh, concurrency.sh and quality.sh: what the drivers share.
 #
 #   peer_tools WHO                     → sets py (the peer venv's python), warp
 #                                          and warp_s3 (the executables), or exits
