@@ -9,9 +9,10 @@ index kind (IVF_FLAT, IVF_PQ), nprobe of the sweep, cache mode and query
 concurrency Q, each system runs the closed loop of `warp bench`: Q queries in
 flight, W warm-up queries (not measured), then N measured ones:
 
-  Lance  lance_peer.py bench: Q threads over one opened dataset; cold = no
-         index cache (every query loads its partitions), warm = Lance's
-         default caches. GETs, bytes and (at Q = 1) waves per query come from
+  Lance  lance_peer.py bench: Q threads over one opened dataset; cold = an
+         index cache of --cold-cache-mib (its IVF model and PQ codebook
+         stay, every query loads its partitions), warm = Lance's default
+         caches. GETs, bytes and (at Q = 1) waves per query come from
          the meter window that holds exactly the measured queries.
   warp   `warp bench --policies warp` over s3:// on the same server; cold =
          no payload cache, warm = a cache for the whole payload. GETs and
@@ -29,7 +30,9 @@ reported as not reached.
 
 Prints the tables, writes the JSON rows (--json-out) and two SVG charts per
 kind and mode (--svg-dir): QPS against recall at each Q, and QPS against Q at
-each target.
+each target. --combine A.json B.json … runs nothing and reports the rows of
+earlier --json-out files together (runs of one set with different modes, Q or
+query counts).
 """
 
 from __future__ import annotations
@@ -70,7 +73,7 @@ def lance_cell(a, kind: str, nprobe: int, mode: str, q: int, run_no: int, gt: np
     if kind == "pq":
         cmd += ["--refine", str(a.rerank)]
     if mode == "cold":
-        cmd.append("--cold")
+        cmd += ["--cold", "--cold-cache-mib", str(a.cold_cache_mib)]
     out = json.loads(run(cmd))
     w = window(admin(a.endpoint, "GET", "stats"), label)
     lat = out["latencies_s"]
@@ -166,12 +169,12 @@ def svg_chart(path: Path, title: str, xlabel: str, ylabel: str, series: list[tup
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--data", type=Path, required=True, help="dir with base.fvecs, queries.fvecs, groundtruth.ivecs")
+    ap.add_argument("--data", type=Path, help="dir with base.fvecs, queries.fvecs, groundtruth.ivecs")
     ap.add_argument("--name", required=True)
-    ap.add_argument("--endpoint", required=True, help="warp-s3 base URL, http://127.0.0.1:PORT")
-    ap.add_argument("--bucket", required=True)
-    ap.add_argument("--warp", required=True)
-    ap.add_argument("--nlist", type=int, required=True)
+    ap.add_argument("--endpoint", help="warp-s3 base URL, http://127.0.0.1:PORT")
+    ap.add_argument("--bucket")
+    ap.add_argument("--warp")
+    ap.add_argument("--nlist", type=int)
     ap.add_argument("--pq-m", type=int, default=0, help="IVF_PQ sub-vectors (0: IVF_FLAT only)")
     ap.add_argument("--kinds", default="flat,pq")
     ap.add_argument("--nprobe", type=ints, default=ints("4,8,16,32,64"))
@@ -184,14 +187,28 @@ def main() -> None:
     ap.add_argument("--rerank", type=int, default=4, help="IVF_PQ exact re-rank factor (warp --rerank, Lance refine_factor)")
     ap.add_argument("--targets", default="0.90,0.95")
     ap.add_argument("--skip-build", action="store_true", help="the indexes are already on the server")
+    ap.add_argument("--cold-cache-mib", type=float, default=2.0,
+                    help="Lance's index cache in cold cells, MiB (lance_peer.py bench --cold-cache-mib)")
+    ap.add_argument("--combine", type=Path, nargs="+", metavar="JSON",
+                    help="no runs: the rows of these --json-out files (the same vectors, run with different modes, Q or counts) as one report")
     ap.add_argument("--json-out", type=Path)
     ap.add_argument("--svg-dir", type=Path)
     a = ap.parse_args()
+    if a.combine:
+        docs = [json.loads(p.read_text()) for p in a.combine]
+        if len({json.dumps(d["model"], sort_keys=True) for d in docs}) != 1:
+            sys.exit("concurrency: --combine: the files were measured under different latency models")
+        params = [p for d in docs for p in (d["params"] if isinstance(d["params"], list) else [d["params"]])]
+        report(a, [r for d in docs for r in d["rows"]], docs[0]["model"], params)
+        return
     kinds = [k for k in a.kinds.split(",") if k]
     modes = [m for m in a.modes.split(",") if m]
-    targets = [float(t) for t in a.targets.split(",") if t]
     if not set(kinds) <= {"flat", "pq"} or not set(modes) <= {"cold", "warm"} or ("pq" in kinds and not a.pq_m):
         sys.exit("concurrency: --kinds flat,pq (pq needs --pq-m), --modes cold,warm")
+    if not (a.data and a.endpoint and a.bucket and a.warp and a.nlist):
+        sys.exit("concurrency: --data, --endpoint, --bucket, --warp and --nlist are required (unless --combine)")
+    if not (0 <= a.cold_cache_mib <= 1024):
+        sys.exit("concurrency: --cold-cache-mib 0..1024")
     if not (1 <= a.repeat <= 20 and 0 <= a.warmup <= 100_000 and 1 <= a.queries <= 100_000 and a.concurrency and a.nprobe):
         sys.exit("concurrency: --repeat 1..20, --warmup 0..100000, --queries 1..100000, non-empty --nprobe/--concurrency")
     a.prefix = f"s3://{a.bucket}/{a.name}"
@@ -240,8 +257,23 @@ def main() -> None:
                      "waves": statistics.median(waves) if waves else None,
                      "qps_runs": [c["qps"] for c in cells], "meter_check": cells[0].get("meter_check")})
 
-    print(f"\n{a.name}: nlist {a.nlist}, pq_m {a.pq_m}, k {a.k}, rerank/refine {a.rerank}, {a.warmup} warm-up + {a.queries} measured queries "
-          f"per run, {a.repeat} run(s) (medians), model {json.dumps(model)}\n")
+    params = {k: (str(v) if isinstance(v, Path) else v) for k, v in vars(a).items()}
+    report(a, rows, model, [params])
+
+
+def report(a, rows: list[dict], model: dict, params: list[dict]) -> None:
+    """Prints the tables of `rows` (every cell, then at equal recall), writes the
+    charts (--svg-dir) and the JSON (--json-out, with the `params` of each run
+    the rows came from)."""
+    kinds = sorted({x["kind"] for x in rows})
+    modes = sorted({x["mode"] for x in rows})
+    targets = [float(t) for t in a.targets.split(",") if t]
+    qs = lambda kind, mode: sorted({x["concurrency"] for x in rows if (x["kind"], x["mode"]) == (kind, mode)})  # noqa: E731
+    for p in params:
+        print(f"\n{a.name}: nlist {p['nlist']}, pq_m {p['pq_m']}, k {p['k']}, rerank/refine {p['rerank']}, modes {p['modes']}, Q {p['concurrency']}, "
+              f"{p['warmup']} warm-up + {p['queries']} measured queries per run, {p['repeat']} run(s) (medians), Lance cold index cache "
+              f"{p.get('cold_cache_mib', 0)} MiB")
+    print(f"model {json.dumps(model)}\n")
     print("| system | index | mode | nprobe | Q | recall@10 | QPS | p50 ms | p99 ms | GETs/q | KiB/q | waves/q |")
     print("|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
     for x in rows:
@@ -252,7 +284,7 @@ def main() -> None:
     equal = []
     for kind in kinds:
         for mode in modes:
-            for q in a.concurrency:
+            for q in qs(kind, mode):
                 for t in targets:
                     at = {}
                     for system in ("lance", "warp"):
@@ -277,7 +309,7 @@ def main() -> None:
             for mode in modes:
                 series = []
                 for system in ("lance", "warp"):
-                    for q in a.concurrency:
+                    for q in qs(kind, mode):
                         pts = [(x["recall"], x["qps"]) for x in rows if (x["system"], x["kind"], x["mode"], x["concurrency"]) == (system, kind, mode, q)]
                         series.append((f"{system} Q={q}", SVG_COLORS[system], pts))
                 svg_chart(a.svg_dir / f"{a.name}-{kind}-{mode}-qps-recall.svg", f"{a.name} IVF_{kind.upper()} {mode}: QPS against recall@10",
@@ -290,7 +322,7 @@ def main() -> None:
                 svg_chart(a.svg_dir / f"{a.name}-{kind}-{mode}-qps-q.svg", f"{a.name} IVF_{kind.upper()} {mode}: QPS against Q at equal recall",
                           "concurrent queries Q", "QPS", series, logx=True)
     if a.json_out:
-        a.json_out.write_text(json.dumps({"params": {k: (str(v) if isinstance(v, Path) else v) for k, v in vars(a).items()},
+        a.json_out.write_text(json.dumps({"params": params if len(params) > 1 else params[0],
                                           "model": model, "machine": os.uname().nodename, "rows": rows, "equal_recall": equal}, indent=2))
 
 

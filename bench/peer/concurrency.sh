@@ -35,7 +35,10 @@ cleanup() {
 }
 trap cleanup EXIT
 peer_data concurrency.sh "$work"
-peer_start_s3 "$work" --max-seconds 14400 "${server[@]}"
+# pylance with 128 query threads keeps more than warp-s3's default 256 connections open.
+conns=(--max-connections 4096)
+for f in "${server[@]}"; do [ "$f" = --max-connections ] && conns=(); done
+peer_start_s3 "$work" --max-seconds 14400 "${conns[@]}" "${server[@]}"
 endpoint="$AWS_ENDPOINT_URL"
 out=()
 [ -n "${PEER_OUT:-}" ] && mkdir -p "$PEER_OUT" && out=(--json-out "$PEER_OUT/$name-concurrency.json" --svg-dir "$PEER_OUT")

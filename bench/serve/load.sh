@@ -3,10 +3,13 @@
 # warp bench in process at the same Q, on one local index (issue 19):
 #
 #   bench/serve/load.sh INDEX_DIR [OUT.jsonl] [--concurrency 8,32,128] [--duration 20]
-#                       [--nprobe 16] [--warp BIN] [--fixed-p P] [--overload] [-- FLAGS…]
+#                       [--nprobe 16] [--warp BIN] [--fixed-p P] [--overload]
+#                       [--store-url URL] [-- FLAGS…]
 #
 # Both sides read the index through the simulated S3 store (--simulate s3,
-# the same seed and profile), plan with the native planner, cache nothing,
+# the same seed and profile) or, with --store-url s3://…, the same index on a
+# real S3-protocol server (bench/serve/s3.sh starts warp-s3 and builds it
+# there; INDEX_DIR then only supplies the request bodies); they plan with the native planner, cache nothing,
 # and run the warp policy. The server admits up to Q queries at once
 # (--max-in-flight Q) so each side runs Q concurrent queries. --fixed-p P
 # plans the server's queries at P instead of io_slots / in flight, for the
@@ -24,7 +27,7 @@ cd "$(dirname "$0")/../.."
 index="${1:?usage: bench/serve/load.sh INDEX_DIR [OUT.jsonl] [flags]}"; shift
 out=/dev/stdout
 if [ $# -gt 0 ] && [ "${1#--}" = "$1" ]; then out="$1"; shift; fi
-conc=8,32,128 duration=20 nprobe=16 warp=target/release/warp fixed_p= overload=
+conc=8,32,128 duration=20 nprobe=16 warp=target/release/warp fixed_p= overload= store_url=
 both=()
 while [ $# -gt 0 ]; do
   case "$1" in
@@ -35,6 +38,7 @@ while [ $# -gt 0 ]; do
     --warp) warp="$2"; shift 2 ;;
     --fixed-p) fixed_p="$2"; shift 2 ;;
     --overload) overload=1; shift ;;
+    --store-url) store_url="$2"; shift 2 ;;
     *) echo "error: bench/serve/load.sh: unknown argument '$1'" >&2; exit 2 ;;
   esac
 done
@@ -62,7 +66,9 @@ for off in range(0, len(data), step):
     print(json.dumps({"vector": list(v), "nprobe": nprobe, "k": 10}))
 PY
 nq=$(wc -l <"$work/bodies.jsonl")
-common=(--url "$index" --simulate s3 --native --nprobe "$nprobe" --io-slots 64 "${both[@]}")
+store=(--url "$index" --simulate s3)
+[ -z "$store_url" ] || store=(--url "$store_url")
+common=("${store[@]}" --native --nprobe "$nprobe" --io-slots 64 "${both[@]}")
 
 log=warn
 start_server() { # max_in_flight max_queue queue_wait_ms [extra flags]

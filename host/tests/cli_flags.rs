@@ -122,6 +122,13 @@ fn one_spelling_per_concept() {
         &["build", "--layout", "zigzag"],
         &["--layout", "unknown layout"],
     );
+    // `--reorder`, the spelling of earlier releases, is the same flag: parsed
+    // by the same parser (so its error names the value the same way), in
+    // build and demo.
+    for cmd in ["build", "demo"] {
+        refused(&[cmd, "--reorder", "zigzag"], &["unknown layout", "zigzag"]);
+        refused(&[cmd, "--reorder", "pca_zorder:20"], &["1..=16"]);
+    }
     // The planning method: --method everywhere.
     refused(
         &["query", "--method", "zigzag"],

@@ -45,8 +45,10 @@
 //! link shared by `N` bodies stretches each in proportion to its bytes (body
 //! time `≈ L · N / C`), while a busy CPU delays every body by about the same
 //! milliseconds whatever its size. With `s` the Theil–Sen slope of body time
-//! against size (ms per MiB; `body_slope`), only `(s − base) · L_i` of a
-//! GET's time is the link's, and
+//! against size (ms per MiB; `body_slope`), taken at the lower end of its
+//! 95 % confidence interval (a slope that noise alone could have drawn
+//! above `base` does not count), only `(s − base) · L_i` of a GET's time is
+//! the link's, and
 //!
 //! ```text
 //! π = min( π, median_i (s − base)⁺ · L_i / t₀(L_i) ).
@@ -54,8 +56,10 @@
 //!
 //! The link counts as busy only when both say so. The delivered rate `r` at
 //! which the same GETs delivered bytes (MiB over the time between the first
-//! and the last completion). While `π >` [`SATURATED`] the link was busy and
-//! delivered its capacity, so `r` is kept, and `C` is the median of the last
+//! and the last completion). While `π >` [`SATURATED`] in [`BUSY_STREAK`]
+//! refreshes in a row the link was busy and delivered its capacity, so `r`
+//! is kept (one busy window among quiet ones is what a busy CPU's noise
+//! draws now and then; a full link stays full), and `C` is the median of the last
 //! [`BUSY_RATES`] rates kept: a window straddling the moment the plans got
 //! leaner reads low (and a drift down would make the plans leaner still), one
 //! whose GETs finished bunched reads high; the median ignores both. Otherwise
@@ -94,6 +98,12 @@ pub const SATURATED: f64 = 0.10;
 pub const PRICES: [f64; 9] = [1.0, 2.0, 4.0, 8.0, 16.0, 32.0, 64.0, 256.0, 1024.0];
 /// Busy-window rates `C` is the median of.
 pub const BUSY_RATES: usize = 15;
+/// Refreshes in a row that must find the link busy before their delivered
+/// rate counts toward `C`.
+pub const BUSY_STREAK: u32 = 2;
+/// The normal quantile of the size test's one-sided 97.5 % bound on the
+/// slope (Sen's rank interval).
+const SLOPE_Z: f64 = 1.96;
 /// Shortest span, ms, a delivered rate is measured over.
 const MIN_SPAN_MS: f64 = 20.0;
 /// A body shorter than this, ms, was read at once (it came with its
@@ -172,6 +182,11 @@ struct State {
     /// The last [`BUSY_RATES`] rates measured while the link was busy.
     busy_rates: VecDeque<f64>,
     capacity_mib_s: Option<f64>,
+    /// Refreshes in a row that found the link busy.
+    busy_streak: u32,
+    /// The size test's pairwise slopes, kept between refreshes so that a
+    /// refresh under the lock does not allocate its 2 016 of them.
+    slopes: Vec<f64>,
 }
 
 /// The online estimator of one store (see the module docs). The pressure is
@@ -322,7 +337,7 @@ fn refresh(st: &mut State, prior: (f64, f64)) {
     st.pressure = quantile(&mut ratios, 0.5) - 1.0;
     if streamed
         && st.pressure > 0.0
-        && let Some(slope) = body_slope(&recent)
+        && let Some(slope) = body_slope(&recent, &mut st.slopes)
     {
         // The size test: only the part of the bodies' time that grows with
         // their bytes is the link's (module docs).
@@ -348,7 +363,12 @@ fn refresh(st: &mut State, prior: (f64, f64)) {
     let mib: f64 = recent[..recent.len() - 1].iter().map(|w| w.mib).sum();
     let r = mib / (span_ms / 1000.0);
     st.delivered_mib_s = r;
-    if st.pressure > SATURATED {
+    if st.pressure <= SATURATED {
+        st.busy_streak = 0;
+        return;
+    }
+    st.busy_streak = st.busy_streak.saturating_add(1);
+    if st.busy_streak >= BUSY_STREAK {
         if st.busy_rates.len() == BUSY_RATES {
             st.busy_rates.pop_front();
         }
@@ -358,15 +378,25 @@ fn refresh(st: &mut State, prior: (f64, f64)) {
     }
 }
 
-/// The Theil–Sen slope of body time against size, ms per MiB: the median of
-/// `(b_j − b_i) / (L_j − L_i)` over the pairs of `window` whose sizes differ
-/// by at least [`MIN_SIZE_SPREAD_MIB`]; `None` with fewer than [`MIN_PAIRS`]
-/// such pairs. A delay that every body shares whatever its size (a task
-/// woken late) moves the intercept, not the slope; a link shared by `N`
-/// bodies makes the slope `N / C`. `O(W²)` for a window of `W` GETs (2 016
-/// pairs at [`PRESSURE_WINDOW`]).
-fn body_slope(window: &[Seen]) -> Option<f64> {
-    let mut slopes = Vec::with_capacity(window.len() * window.len().saturating_sub(1) / 2);
+/// The lower 97.5 % confidence bound of the Theil–Sen slope of body time
+/// against size, ms per MiB; `None` with fewer than [`MIN_PAIRS`] pairs of
+/// `window` whose sizes differ by at least [`MIN_SIZE_SPREAD_MIB`].
+///
+/// The Theil–Sen slope is the median of the `N` pairwise slopes
+/// `(b_j − b_i) / (L_j − L_i)`; Sen's interval for it takes the slope of rank
+/// `⌊(N − z·σ) / 2⌋` (from the bottom, `z =` 1.96), with
+/// `σ² = n(n − 1)(2n + 5)/18` the variance of Kendall's statistic over the
+/// `n` points. Pairs of equal sizes are left out, so `n` is the `n_eff` that
+/// makes `N = n_eff(n_eff − 1)/2`. A delay that every body shares whatever
+/// its size (a task woken late) moves the intercept, not the slope; a link
+/// shared by `N` bodies makes the slope `N / C`; and at the bound, a window
+/// of noisy bodies (a busy CPU's wake-ups) reads a slope above the prior's
+/// only when its points say so beyond noise. `O(W²)` for a window of `W`
+/// GETs (2 016 pairs at [`PRESSURE_WINDOW`]); `slopes` is scratch space,
+/// cleared first (it keeps its capacity, so a refresh allocates nothing once
+/// warm).
+fn body_slope(window: &[Seen], slopes: &mut Vec<f64>) -> Option<f64> {
+    slopes.clear();
     for (i, a) in window.iter().enumerate() {
         for b in &window[i + 1..] {
             let dl = b.mib - a.mib;
@@ -375,7 +405,14 @@ fn body_slope(window: &[Seen]) -> Option<f64> {
             }
         }
     }
-    (slopes.len() >= MIN_PAIRS).then(|| quantile(&mut slopes, 0.5))
+    if slopes.len() < MIN_PAIRS {
+        return None;
+    }
+    let pairs = slopes.len() as f64;
+    let n = 0.5 + (0.25 + 2.0 * pairs).sqrt();
+    let sigma = (n * (n - 1.0) * (2.0 * n + 5.0) / 18.0).sqrt();
+    let rank = ((pairs - SLOPE_Z * sigma) / 2.0).max(0.0);
+    Some(quantile(slopes, rank / (pairs - 1.0)))
 }
 
 /// The `q`-quantile (lower, by rank `⌊q · (n − 1)⌋`) of `v`, 0 for none.
@@ -555,6 +592,39 @@ mod tests {
     }
 
     #[test]
+    fn a_busy_cpus_noise_is_not_taken_for_a_full_link() {
+        // Bodies at their own pace plus 0–20 ms drawn afresh for each (a
+        // busy CPU wakes the task late by a different amount every time).
+        // The latency test reads a full link throughout; the size test's
+        // slope is 5 ms/MiB, but its point estimate over 64 noisy GETs
+        // strays above the prior's now and then. Neither a stray window nor
+        // two may make the link look full: C stays unknown.
+        use rand::{Rng, SeedableRng};
+        for seed in 0..8 {
+            let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(seed);
+            let noise: Vec<f64> = (0..4000).map(|_| rng.random_range(0.0..20.0)).collect();
+            let est = LoadEstimator::new();
+            est.note_prior(PRIOR);
+            let mut t = Instant::now();
+            feed_sizes(&est, &mut t, noise.len(), 2.0, |mib, i| {
+                5.0 * mib + noise[i]
+            });
+            let s = est.snapshot();
+            assert_eq!(s.capacity_mib_s, None, "seed {seed}: {s:?}");
+        }
+        // The same noise on a link that stretches bodies to 20 ms/MiB: full.
+        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(99);
+        let noise: Vec<f64> = (0..2000).map(|_| rng.random_range(0.0..20.0)).collect();
+        let est = LoadEstimator::new();
+        est.note_prior(PRIOR);
+        let mut t = Instant::now();
+        feed_sizes(&est, &mut t, noise.len(), 1.0, |mib, i| {
+            20.0 * mib + noise[i]
+        });
+        assert!(est.capacity_mib_s().is_some(), "{:?}", est.snapshot());
+    }
+
+    #[test]
     fn bodies_stretched_in_proportion_to_their_bytes_are_a_full_link() {
         // A shared link: every body at 20 ms/MiB (4x its own pace), with 1 ms
         // of jitter. Both tests agree; C is what the link delivered.
@@ -586,11 +656,14 @@ mod tests {
             .map(|i| seen(i as f64 * 0.25, 10.0 + 0.75 * i as f64))
             .collect();
         w.push(seen(1.0, 400.0));
-        let s = body_slope(&w).unwrap();
+        let mut scratch = vec![f64::NAN; 5000];
+        let s = body_slope(&w, &mut scratch).unwrap();
         assert!((s - 3.0).abs() < 1e-9, "{s}");
+        // The scratch is cleared first: what it held earlier does not count.
+        assert_eq!(scratch.len(), 12 * 13 / 2 - 1, "pairs of distinct sizes");
         // One size only: no slope.
         let w: Vec<Seen> = (0..64).map(|_| seen(1.0, 10.0)).collect();
-        assert_eq!(body_slope(&w), None);
+        assert_eq!(body_slope(&w, &mut scratch), None);
     }
 
     #[test]

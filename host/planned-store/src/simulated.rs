@@ -35,6 +35,7 @@ use std::fmt;
 use std::sync::Arc;
 
 use async_trait::async_trait;
+use bytes::Bytes;
 use futures::stream::BoxStream;
 use object_store::path::Path;
 use object_store::{
@@ -101,15 +102,28 @@ impl ObjectStore for SimulatedStore {
             result.range.end - result.range.start
         };
         let transfer = self.model.start(len);
-        sleep_until(&TokioTimer, transfer.headers_at()).await;
         if head {
+            sleep_until(&TokioTimer, transfer.headers_at()).await;
             return Ok(result);
         }
         let meta = result.meta.clone();
         let range = result.range.clone();
         let attributes = result.attributes.clone();
         let extensions = result.extensions.clone();
-        let body = PacedBody::new(result.into_stream(), transfer, TokioTimer);
+        // A local file's range is read in one blocking call, while the first
+        // byte is due: object_store streams a file in 8 KiB chunks, each a
+        // round trip through the blocking pool, and that would pace the
+        // body by the machine's CPU (a busy machine's late threads, 128 of
+        // them per MiB) instead of by the model.
+        let inner: BoxStream<'static, Result<Bytes>> =
+            if matches!(result.payload, GetResultPayload::Stream(_)) {
+                result.into_stream()
+            } else {
+                let whole = result.bytes().await?;
+                Box::pin(futures::stream::once(async move { Ok(whole) }))
+            };
+        sleep_until(&TokioTimer, transfer.headers_at()).await;
+        let body = PacedBody::new(inner, transfer, TokioTimer);
         Ok(GetResult {
             payload: GetResultPayload::Stream(Box::pin(body)),
             meta,
@@ -295,6 +309,46 @@ mod tests {
         assert_eq!(sim.head(&path).await.unwrap().size, 8 << 20);
         assert_eq!(t1.elapsed(), Duration::from_millis(25));
         assert_eq!(sim.requests(), 2);
+    }
+
+    #[tokio::test]
+    async fn a_local_file_is_paced_by_the_model_alone() {
+        // object_store streams a file in 8 KiB chunks through the blocking
+        // pool; the simulated body is read whole and released in the model's
+        // 64 KiB pieces, so a busy machine's thread wake-ups do not pace it.
+        let dir = tempfile::tempdir().unwrap();
+        let inner: Arc<dyn ObjectStore> =
+            Arc::new(object_store::local::LocalFileSystem::new_with_prefix(dir.path()).unwrap());
+        let path = Path::from("x");
+        let data: Vec<u8> = (0..1u32 << 20).map(|i| (i % 251) as u8).collect();
+        inner.put(&path, data.clone().into()).await.unwrap();
+        let cfg = SimulateConfig {
+            tail_probability: 0.0,
+            first_byte_ms: 1.0,
+            per_mib_ms: 1.0,
+            ..SimulateConfig::s3()
+        };
+        let sim = SimulatedStore::new(inner, cfg);
+        let opts = GetOptions {
+            range: Some(GetRange::Bounded(4096..(1 << 20))),
+            ..GetOptions::default()
+        };
+        let pieces: Vec<Bytes> = sim
+            .get_opts(&path, opts)
+            .await
+            .unwrap()
+            .into_stream()
+            .try_collect()
+            .await
+            .unwrap();
+        let sizes: Vec<usize> = pieces.iter().map(Bytes::len).collect();
+        assert_eq!(sizes.len(), 16, "{sizes:?}");
+        assert!(
+            sizes[..15]
+                .iter()
+                .all(|&n| n == warp_latency_model::QUANTUM)
+        );
+        assert_eq!(pieces.concat(), &data[4096..]);
     }
 
     #[tokio::test(start_paused = true)]

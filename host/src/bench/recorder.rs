@@ -12,6 +12,7 @@ use planner_core::Pricing;
 
 use super::row::BenchRow;
 use crate::query::SearchResult;
+use crate::store::CallStats;
 
 /// The largest latency the histogram resolves, µs (one hour); longer
 /// latencies are recorded as one hour.
@@ -22,11 +23,8 @@ const MAX_LATENCY_US: u64 = 3_600_000_000;
 pub struct Recorder {
     latency_us: Histogram<u64>,
     queries: u64,
-    gets: u64,
-    bytes: u64,
-    overfetch: u64,
-    plan_us: u64,
-    hedges: u64,
+    /// The I/O of every recorded query, summed ([`CallStats::add`]).
+    io: CallStats,
     per_mib_sum: f64,
     per_mib_n: u64,
     probes: u64,
@@ -48,11 +46,7 @@ impl Recorder {
             latency_us: Histogram::new_with_bounds(1, MAX_LATENCY_US, 3)
                 .expect("constant histogram bounds are valid"),
             queries: 0,
-            gets: 0,
-            bytes: 0,
-            overfetch: 0,
-            plan_us: 0,
-            hedges: 0,
+            io: CallStats::default(),
             per_mib_sum: 0.0,
             per_mib_n: 0,
             probes: 0,
@@ -69,11 +63,7 @@ impl Recorder {
         self.latency_us
             .saturating_record(latency_us.clamp(1, MAX_LATENCY_US));
         self.queries += 1;
-        self.gets += r.stats.io.gets;
-        self.bytes += r.stats.io.bytes;
-        self.overfetch += r.stats.io.overfetch_bytes;
-        self.plan_us += r.stats.io.plan_us;
-        self.hedges += r.stats.io.hedges;
+        self.io.add(&r.stats.io);
         if let Some((_, per_mib)) = r.stats.surrogate {
             self.per_mib_sum += per_mib;
             self.per_mib_n += 1;
@@ -120,15 +110,16 @@ impl Recorder {
         row.p50_ms = self.percentile_ms(50.0);
         row.p95_ms = self.percentile_ms(95.0);
         row.p99_ms = self.percentile_ms(99.0);
-        row.gets_per_query = self.gets as f64 / n;
-        row.bytes_per_query = self.bytes as f64 / n;
-        row.overfetch_per_query = self.overfetch as f64 / n;
+        let io = &self.io;
+        row.gets_per_query = io.gets as f64 / n;
+        row.bytes_per_query = io.bytes as f64 / n;
+        row.overfetch_per_query = io.overfetch_bytes as f64 / n;
         // A hedge is one more GET charge; its bytes repeat a planned range's
         // (no transfer charge in-region, the default pricing).
         row.dollars_per_million =
-            pricing.dollars((self.gets + self.hedges) as usize, self.bytes) / n * 1e6;
-        row.plan_us = self.plan_us as f64 / n;
-        row.hedges_per_query = self.hedges as f64 / n;
+            pricing.dollars((io.gets + io.hedges) as usize, io.bytes) / n * 1e6;
+        row.plan_us = io.plan_us as f64 / n;
+        row.hedges_per_query = io.hedges as f64 / n;
         row.surrogate_per_mib_ms =
             (self.per_mib_n > 0).then(|| self.per_mib_sum / self.per_mib_n as f64);
         row.cache_hit_rate =
@@ -143,7 +134,6 @@ impl Recorder {
 mod tests {
     use super::*;
     use crate::query::{Neighbor, QueryStats};
-    use crate::store::CallStats;
 
     fn result(ids: &[u32], gets: u64, hits: usize) -> SearchResult {
         SearchResult {

@@ -267,8 +267,12 @@ impl ShiftStudy {
                 "expected a number >= 1",
             ));
         }
-        let layout = crate::vocabulary::parse_layout(&m.layout)
-            .map_err(|reason| Error::index(format!("manifest reorder {:?}: {reason}", m.layout)))?;
+        let layout = crate::vocabulary::parse_layout(&m.layout).map_err(|reason| {
+            Error::index(format!(
+                "manifest layout (field \"reorder\") {:?}: {reason}",
+                m.layout
+            ))
+        })?;
         let sizes: Vec<u64> = m.lists.iter().map(|l| l.len).collect();
         let log = |nprobe: usize| -> Result<(Vec<u32>, Vec<u32>)> {
             let mut probes = Vec::with_capacity(nq * nprobe);
