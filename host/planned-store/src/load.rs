@@ -600,28 +600,26 @@ mod tests {
         // strays above the prior's now and then. Neither a stray window nor
         // two may make the link look full: C stays unknown.
         use rand::{Rng, SeedableRng};
-        for seed in 0..8 {
+        // The estimate after `n` GETs whose bodies take `ms_per_mib` per MiB
+        // plus fresh 0–20 ms noise of `seed`, one every `gap_ms`.
+        let run = |seed: u64, n: usize, gap_ms: f64, ms_per_mib: f64| {
             let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(seed);
-            let noise: Vec<f64> = (0..4000).map(|_| rng.random_range(0.0..20.0)).collect();
+            let noise: Vec<f64> = (0..n).map(|_| rng.random_range(0.0..20.0)).collect();
             let est = LoadEstimator::new();
             est.note_prior(PRIOR);
             let mut t = Instant::now();
-            feed_sizes(&est, &mut t, noise.len(), 2.0, |mib, i| {
-                5.0 * mib + noise[i]
+            feed_sizes(&est, &mut t, n, gap_ms, |mib, i| {
+                ms_per_mib * mib + noise[i]
             });
-            let s = est.snapshot();
+            est.snapshot()
+        };
+        for seed in 0..8 {
+            let s = run(seed, 4000, 2.0, 5.0);
             assert_eq!(s.capacity_mib_s, None, "seed {seed}: {s:?}");
         }
         // The same noise on a link that stretches bodies to 20 ms/MiB: full.
-        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(99);
-        let noise: Vec<f64> = (0..2000).map(|_| rng.random_range(0.0..20.0)).collect();
-        let est = LoadEstimator::new();
-        est.note_prior(PRIOR);
-        let mut t = Instant::now();
-        feed_sizes(&est, &mut t, noise.len(), 1.0, |mib, i| {
-            20.0 * mib + noise[i]
-        });
-        assert!(est.capacity_mib_s().is_some(), "{:?}", est.snapshot());
+        let s = run(99, 2000, 1.0, 20.0);
+        assert!(s.capacity_mib_s.is_some(), "{s:?}");
     }
 
     #[test]
