@@ -566,26 +566,29 @@ mod tests {
         });
     }
 
+    /// A fresh estimator on the prior after `n` GETs of [`feed_sizes`]: what
+    /// it then believes.
+    fn after_sizes(n: usize, gap_ms: f64, body_ms: impl Fn(f64, usize) -> f64) -> LoadSnapshot {
+        let est = LoadEstimator::new();
+        est.note_prior(PRIOR);
+        feed_sizes(&est, &mut Instant::now(), n, gap_ms, body_ms);
+        est.snapshot()
+    }
+
     #[test]
     fn a_delay_every_body_shares_is_not_taken_for_a_full_link() {
         // Bodies at their own pace (5 ms/MiB) plus 6–10 ms whatever their
         // size: the last byte seen late by a task a busy CPU woke late. The
         // latency test alone reads a full link (median ≥ 0.2); the size test
         // finds the slope at the prior's 5 ms/MiB and keeps the link open.
-        let est = LoadEstimator::new();
-        est.note_prior(PRIOR);
-        let mut t = Instant::now();
-        feed_sizes(&est, &mut t, 2000, 2.0, |mib, i| {
-            5.0 * mib + 6.0 + (i % 5) as f64
-        });
-        let s = est.snapshot();
+        let s = after_sizes(2000, 2.0, |mib, i| 5.0 * mib + 6.0 + (i % 5) as f64);
         assert_eq!(s.capacity_mib_s, None, "{s:?}");
         assert!(s.pressure < SATURATED, "{s:?}");
         // GETs of one size give the size test nothing to go on: the same
         // delay then reads as a full link, as before the size test.
         let est = LoadEstimator::new();
         est.note_prior(PRIOR);
-        feed_with(&est, &mut t, 1000, 2.0, |_| {
+        feed_with(&est, &mut Instant::now(), 1000, 2.0, |_| {
             (1 << 20, 25.0, 25.0 + 5.0 + 8.0)
         });
         assert!(est.capacity_mib_s().is_some());
@@ -605,13 +608,7 @@ mod tests {
         let run = |seed: u64, n: usize, gap_ms: f64, ms_per_mib: f64| {
             let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(seed);
             let noise: Vec<f64> = (0..n).map(|_| rng.random_range(0.0..20.0)).collect();
-            let est = LoadEstimator::new();
-            est.note_prior(PRIOR);
-            let mut t = Instant::now();
-            feed_sizes(&est, &mut t, n, gap_ms, |mib, i| {
-                ms_per_mib * mib + noise[i]
-            });
-            est.snapshot()
+            after_sizes(n, gap_ms, |mib, i| ms_per_mib * mib + noise[i])
         };
         for seed in 0..8 {
             let s = run(seed, 4000, 2.0, 5.0);
@@ -626,13 +623,7 @@ mod tests {
     fn bodies_stretched_in_proportion_to_their_bytes_are_a_full_link() {
         // A shared link: every body at 20 ms/MiB (4x its own pace), with 1 ms
         // of jitter. Both tests agree; C is what the link delivered.
-        let est = LoadEstimator::new();
-        est.note_prior(PRIOR);
-        let mut t = Instant::now();
-        feed_sizes(&est, &mut t, 2000, 1.0, |mib, i| {
-            20.0 * mib + (i % 3) as f64 * 0.5
-        });
-        let s = est.snapshot();
+        let s = after_sizes(2000, 1.0, |mib, i| 20.0 * mib + (i % 3) as f64 * 0.5);
         assert!(s.pressure > SATURATED, "{s:?}");
         let c = s.capacity_mib_s.expect("a full link is seen");
         // Mean size (1 + 32)/2 · 64 KiB = 1.03 MiB, one per ms.
