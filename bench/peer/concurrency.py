@@ -91,7 +91,7 @@ def warp_cells(a, kind: str, nprobe: int, mode: str, run_no: int) -> dict[int, d
     cmd = [a.warp, "bench", "--url", f"{a.prefix}/warp-{kind}", "--nprobe", str(nprobe), "--k", str(a.k),
            "--policies", "warp", "--concurrency", ",".join(map(str, a.concurrency)), "--queries", str(a.queries),
            "--warmup", str(a.warmup), "--repeat", "1", "--cache-mib", "0" if mode == "cold" else "all",
-           "--native", "--json"]
+           "--native", "--io-slots", str(a.io_slots), "--json"]
     if kind == "pq":
         cmd += ["--rerank", str(a.rerank)]
     rows = json.loads(run(cmd))
@@ -187,6 +187,7 @@ def main() -> None:
     ap.add_argument("--rerank", type=int, default=4, help="IVF_PQ exact re-rank factor (warp --rerank, Lance refine_factor)")
     ap.add_argument("--targets", default="0.90,0.95")
     ap.add_argument("--skip-build", action="store_true", help="the indexes are already on the server")
+    ap.add_argument("--io-slots", type=int, default=64, help="warp's I/O slots (warp bench --io-slots; 64 is its default)")
     ap.add_argument("--cold-cache-mib", type=float, default=2.0,
                     help="Lance's index cache in cold cells, MiB (lance_peer.py bench --cold-cache-mib)")
     ap.add_argument("--combine", type=Path, nargs="+", metavar="JSON",
@@ -207,8 +208,8 @@ def main() -> None:
         sys.exit("concurrency: --kinds flat,pq (pq needs --pq-m), --modes cold,warm")
     if not (a.data and a.endpoint and a.bucket and a.warp and a.nlist):
         sys.exit("concurrency: --data, --endpoint, --bucket, --warp and --nlist are required (unless --combine)")
-    if not (0 <= a.cold_cache_mib <= 1024):
-        sys.exit("concurrency: --cold-cache-mib 0..1024")
+    if not (0 <= a.cold_cache_mib <= 1024 and 1 <= a.io_slots <= 4096):
+        sys.exit("concurrency: --cold-cache-mib 0..1024, --io-slots 1..4096")
     if not (1 <= a.repeat <= 20 and 0 <= a.warmup <= 100_000 and 1 <= a.queries <= 100_000 and a.concurrency and a.nprobe):
         sys.exit("concurrency: --repeat 1..20, --warmup 0..100000, --queries 1..100000, non-empty --nprobe/--concurrency")
     a.prefix = f"s3://{a.bucket}/{a.name}"

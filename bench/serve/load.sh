@@ -20,7 +20,8 @@
 # options (e.g. `-- --fixed-ms 25 --per-mib-ms 5`: a fixed surrogate instead of
 # the load-aware estimate). Each line of OUT (default
 # stdout) is one JSON row: side (serve|in_process), Q, qps, p50/p95/p99 ms,
-# status counts. The server listens on an ephemeral loopback port and is
+# status counts, and GETs and MiB per query (the server's from its /metrics,
+# warm-up included; in process from warp bench). The server listens on an ephemeral loopback port and is
 # stopped on exit.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
@@ -98,9 +99,18 @@ for q in ${conc//,/ }; do
   start_server "$q" 1024 30000 "${extra[@]}"
   run_wrk "$q" 5 >/dev/null # warm-up: the load estimate sees the link
   row=$(run_wrk "$q" "$duration")
+  # What the server read, from its own /metrics (warm-up and measured run together).
+  curl -sf "http://$addr/metrics" >"$work/metrics.txt" || : >"$work/metrics.txt"
   stop_server
-  python3 -c 'import json,sys; r=json.loads(sys.argv[1]); r.update(side="serve", Q=int(sys.argv[2]), fixed_p=sys.argv[3] or None, tool="wrk 4.1"); print(json.dumps(r))' \
-    "$row" "$q" "$fixed_p" >>"$out"
+  python3 -c 'import json,re,sys
+r = json.loads(sys.argv[1])
+text = open(sys.argv[4]).read()
+total = lambda name: sum(float(v) for v in re.findall(r"^" + name + r"(?:\{[^}]*\})? ([0-9.e+]+)$", text, re.M))
+ok = sum(float(v) for v in re.findall(r"^warp_queries_total\{outcome=\"ok\"\} ([0-9.e+]+)$", text, re.M))
+if ok:
+    r.update(server_gets_per_query=total("warp_store_gets_total") / ok, server_mib_per_query=total("warp_store_bytes_total") / ok / 2**20)
+r.update(side="serve", Q=int(sys.argv[2]), fixed_p=sys.argv[3] or None, tool="wrk 4.1")
+print(json.dumps(r))' "$row" "$q" "$fixed_p" "$work/metrics.txt" >>"$out"
   # In process at the same Q: as many queries as the server answered.
   measured=$(python3 -c 'import json,sys; print(max(200, min(100000, json.loads(sys.argv[1])["requests"])))' "$row")
   "$warp" bench "${common[@]}" --policies warp --concurrency "$q" --queries "$measured" --warmup 200 --json \
@@ -115,7 +125,7 @@ for d in docs:
     rows += d if isinstance(d, list) else d.get("rows", [d])
 for r in rows:
     if r.get("policy") == "warp":
-        print(json.dumps({"side": "in_process", "Q": r.get("concurrency"), "qps": r["qps"], "p50_ms": r.get("p50_ms"), "p95_ms": r.get("p95_ms"), "p99_ms": r.get("p99_ms"), "requests": r.get("queries")}))' >>"$out"
+        print(json.dumps({"side": "in_process", "Q": r.get("concurrency"), "qps": r["qps"], "p50_ms": r.get("p50_ms"), "p95_ms": r.get("p95_ms"), "p99_ms": r.get("p99_ms"), "requests": r.get("queries"), "gets_per_query": r.get("gets_per_query"), "mib_per_query": r.get("bytes_per_query", 0) / 2**20}))' >>"$out"
 done
 
 if [ -n "$overload" ]; then
