@@ -237,6 +237,11 @@ async fn answers_equal_the_searchers_for_every_method_single_and_batched() {
         "warp_plan_duration_seconds_bucket",
         "warp_link_capacity_mib_per_second",
         "warp_link_pressure",
+        "warp_cpu_cores_used",
+        "warp_cpu_wait_share",
+        "warp_cpu_cores_available",
+        "warp_cpu_ms_per_mib",
+        "warp_cpu_ms_per_get",
         "warp_index_generation_info{generation=",
     ] {
         assert!(

@@ -108,20 +108,23 @@
 
 pub mod backend;
 mod builder;
+pub mod cpu;
 mod error;
 mod get;
 pub mod hedge;
 pub mod load;
 mod ranges;
+mod robust;
 pub mod simulated;
 mod stats;
 mod store;
 
 pub use backend::{BackendError, BackendFactory, BackendPool, NativeBackend, PlanBackend};
 pub use builder::{PlanOptions, PlannedStoreBuilder};
+pub use cpu::{CpuPrice, CpuSnapshot};
 pub use error::{PlannedError, STORE_NAME, error_chain};
 pub use hedge::HedgePolicy;
-pub use load::{LoadEstimator, LoadSnapshot};
+pub use load::{ClosedLoop, LoadEstimator, LoadPrices, LoadSnapshot};
 pub use simulated::{MAX_FIRST_BYTE_SIGMA, MAX_TAIL_FACTOR, SimulateConfig, SimulatedStore};
 pub use stats::{CallStats, StatsSnapshot};
 pub use store::{Deadline, PlannedRead, PlannedStore, affine};

@@ -12,16 +12,20 @@
 //! ```text
 //! R(plan) = max( B(plan) = max_g t₀(L_g),   its own critical path
 //!                Q · 1000 · bytes/2²⁰ / C,  its share of the link
-//!                Q · H / S )                its share of the I/O slots
+//!                Q · H / S,                 its share of the I/O slots
+//!                Q · c(plan) / κ )          its share of the client's CPU
 //! ```
 //!
-//! in a closed loop where every call is like it. Merging across gaps lowers
-//! the third term and raises the second; the planner alone, pricing a byte at
-//! `base`, sees only the first. So, once `C` is known, [`PlannedStore`] plans
+//! in a closed loop where every call is like it, with `c(plan)` the CPU a
+//! call of that plan costs the process and `κ` the cores it has (the
+//! [`cpu`](crate::cpu) module: a received byte and a GET cost CPU too).
+//! Merging across gaps lowers the third term and raises the second and the
+//! fourth; the planner alone, pricing a byte at `base`, sees only the first.
+//! So, once `C` or `κ` is known, [`PlannedStore`] plans
 //! the call as asked and, for each per-MiB price `m · base` with `m ∈`
 //! [`PRICES`], at `P = 1` (the sum `W`: the resources the plan takes, with no
 //! critical-path term to keep adjacent intervals apart at a high price), and
-//! keeps the plan of least `R` ([`closed_loop_ms`]), ties to the earlier: with
+//! keeps the plan of least `R` ([`ClosedLoop::cost_ms`]), ties to the earlier: with
 //! room on the link that is the planner's own plan, on a saturated link the
 //! fewest bytes that keep the slots from binding instead.
 //!
@@ -65,7 +69,8 @@
 //! whose GETs finished bunched reads high; the median ignores both. Otherwise
 //! nothing is kept: a link with room delivers what is asked of it, which says
 //! nothing of its capacity. Until the link has been seen full, `C` is
-//! unknown and every call plans once with the prior. `C` is a property of
+//! unknown and every call plans once with the prior (the link term and,
+//! until the CPU was seen busy, the CPU term left out). `C` is a property of
 //! the link, not of the plans, so choosing plans by it does not feed back
 //! into its estimate the way a load-dependent price would.
 //!
@@ -83,6 +88,9 @@ use std::collections::VecDeque;
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicU64, Ordering};
 use tokio::time::Instant;
+
+use crate::cpu::{Clocks, CpuMeter, CpuPrice, CpuSnapshot, thread_sched_delta};
+use crate::robust::{quantile, sen_slope};
 
 /// GETs remembered (for the in-flight mean).
 pub const WINDOW: usize = 256;
@@ -118,6 +126,9 @@ const MIN_SIZE_SPREAD_MIB: f64 = 1.0 / 64.0;
 const MIN_PAIRS: usize = 32;
 /// Smoothing of the first-byte and throughput averages.
 const ALPHA: f64 = 0.05;
+/// Completed GETs between two reads of the completing thread's run-queue
+/// time (one small file read each).
+const SCHED_EVERY: u64 = 4;
 
 /// One completed GET as the estimator sees it.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -156,6 +167,18 @@ pub struct LoadSnapshot {
     pub in_flight: u64,
     /// Calls (`get_ranges`/reads) in progress now.
     pub calls: u64,
+    /// The client CPU's use, run-queue share and price ([`cpu`](crate::cpu)).
+    pub cpu: CpuSnapshot,
+}
+
+/// The resource prices one call is planned with: what the estimator knows
+/// of the link and of the client's CPU.
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub struct LoadPrices {
+    /// The link capacity `C`, MiB/s, once the link was seen full.
+    pub capacity_mib_s: Option<f64>,
+    /// The CPU's price and cores, once the CPU was seen busy.
+    pub cpu: Option<CpuPrice>,
 }
 
 #[derive(Debug, Clone, Copy)]
@@ -184,9 +207,12 @@ struct State {
     capacity_mib_s: Option<f64>,
     /// Refreshes in a row that found the link busy.
     busy_streak: u32,
-    /// The size test's pairwise slopes, kept between refreshes so that a
-    /// refresh under the lock does not allocate its 2 016 of them.
+    /// The size test's points and pairwise slopes, kept between refreshes
+    /// so that a refresh under the lock does not allocate its 2 016 slopes.
+    points: Vec<(f64, f64)>,
     slopes: Vec<f64>,
+    /// The client's CPU, sliced by completed GETs.
+    cpu: CpuMeter,
 }
 
 /// The online estimator of one store (see the module docs). The pressure is
@@ -196,6 +222,10 @@ pub struct LoadEstimator {
     state: Mutex<State>,
     in_flight: AtomicU64,
     calls: AtomicU64,
+    /// Calls finished so far.
+    calls_done: AtomicU64,
+    /// GETs observed so far (when to read the run-queue time).
+    observed: AtomicU64,
 }
 
 /// Counts a call in progress for as long as it lives.
@@ -204,6 +234,7 @@ pub struct CallGuard<'a>(&'a LoadEstimator);
 
 impl Drop for CallGuard<'_> {
     fn drop(&mut self) {
+        self.0.calls_done.fetch_add(1, Ordering::Relaxed);
         let _ = self
             .0
             .calls
@@ -237,12 +268,16 @@ impl LoadEstimator {
     }
 
     /// Sets the unloaded surrogate `(fixed_ms, per_mib_ms)` the pressure is
-    /// measured against and returns the link capacity `C` (MiB/s) once the
-    /// link was seen full: one lock per planned read.
-    pub fn note_prior(&self, prior: (f64, f64)) -> Option<f64> {
+    /// measured against and returns the prices a call plans with: the link
+    /// capacity `C` (MiB/s) once the link was seen full, the CPU's once it
+    /// was seen busy. One lock per planned read.
+    pub fn note_prior(&self, prior: (f64, f64)) -> LoadPrices {
         let mut st = self.lock();
         st.prior = Some(prior);
-        st.capacity_mib_s
+        LoadPrices {
+            capacity_mib_s: st.capacity_mib_s,
+            cpu: st.cpu.price(),
+        }
     }
 
     fn lock(&self) -> std::sync::MutexGuard<'_, State> {
@@ -250,10 +285,20 @@ impl LoadEstimator {
     }
 
     /// Records a completed GET; every [`REFRESH`] of them, refreshes the
-    /// pressure, the delivered rate and `C`.
+    /// pressure, the delivered rate and `C`; every
+    /// [`SLICE_GETS`](crate::cpu::SLICE_GETS), the CPU's price.
     pub fn observe(&self, s: GetSample) {
         let mib = s.len as f64 / 1_048_576.0;
+        // Outside the lock: a file read.
+        let sched = (self
+            .observed
+            .fetch_add(1, Ordering::Relaxed)
+            .is_multiple_of(SCHED_EVERY))
+        .then(thread_sched_delta)
+        .flatten();
+        let calls_done = self.calls_done.load(Ordering::Relaxed);
         let mut st = self.lock();
+        st.cpu.add_get(mib, sched, Clocks::read, calls_done, s.done);
         if st.window.len() == WINDOW {
             st.window.pop_front();
         }
@@ -301,6 +346,7 @@ impl LoadEstimator {
             },
             in_flight: self.in_flight.load(Ordering::Relaxed),
             calls: self.calls.load(Ordering::Relaxed),
+            cpu: st.cpu.snapshot(),
         }
     }
 
@@ -335,10 +381,13 @@ fn refresh(st: &mut State, prior: (f64, f64)) {
         })
         .collect();
     st.pressure = quantile(&mut ratios, 0.5) - 1.0;
-    if streamed
-        && st.pressure > 0.0
-        && let Some(slope) = body_slope(&recent, &mut st.slopes)
-    {
+    let slope = if streamed && st.pressure > 0.0 {
+        let State { points, slopes, .. } = &mut *st;
+        body_slope(&recent, points, slopes)
+    } else {
+        None
+    };
+    if let Some(slope) = slope {
         // The size test: only the part of the bodies' time that grows with
         // their bytes is the link's (module docs).
         let excess = (slope - prior.1).max(0.0);
@@ -379,68 +428,52 @@ fn refresh(st: &mut State, prior: (f64, f64)) {
 }
 
 /// The lower 97.5 % confidence bound of the Theil–Sen slope of body time
-/// against size, ms per MiB; `None` with fewer than [`MIN_PAIRS`] pairs of
-/// `window` whose sizes differ by at least [`MIN_SIZE_SPREAD_MIB`].
+/// against size, ms per MiB ([`sen_slope`] at `z =` 1.96); `None` with fewer
+/// than [`MIN_PAIRS`] pairs of `window` whose sizes differ by at least
+/// [`MIN_SIZE_SPREAD_MIB`].
 ///
-/// The Theil–Sen slope is the median of the `N` pairwise slopes
-/// `(b_j − b_i) / (L_j − L_i)`; Sen's interval for it takes the slope of rank
-/// `⌊(N − z·σ) / 2⌋` (from the bottom, `z =` 1.96), with
-/// `σ² = n(n − 1)(2n + 5)/18` the variance of Kendall's statistic over the
-/// `n` points. Pairs of equal sizes are left out, so `n` is the `n_eff` that
-/// makes `N = n_eff(n_eff − 1)/2`. A delay that every body shares whatever
-/// its size (a task woken late) moves the intercept, not the slope; a link
-/// shared by `N` bodies makes the slope `N / C`; and at the bound, a window
-/// of noisy bodies (a busy CPU's wake-ups) reads a slope above the prior's
-/// only when its points say so beyond noise. `O(W²)` for a window of `W`
-/// GETs (2 016 pairs at [`PRESSURE_WINDOW`]); `slopes` is scratch space,
-/// cleared first (it keeps its capacity, so a refresh allocates nothing once
-/// warm).
-fn body_slope(window: &[Seen], slopes: &mut Vec<f64>) -> Option<f64> {
-    slopes.clear();
-    for (i, a) in window.iter().enumerate() {
-        for b in &window[i + 1..] {
-            let dl = b.mib - a.mib;
-            if dl.abs() >= MIN_SIZE_SPREAD_MIB {
-                slopes.push((b.body_ms - a.body_ms) / dl);
-            }
-        }
-    }
-    if slopes.len() < MIN_PAIRS {
-        return None;
-    }
-    let pairs = slopes.len() as f64;
-    let n = 0.5 + (0.25 + 2.0 * pairs).sqrt();
-    let sigma = (n * (n - 1.0) * (2.0 * n + 5.0) / 18.0).sqrt();
-    let rank = ((pairs - SLOPE_Z * sigma) / 2.0).max(0.0);
-    Some(quantile(slopes, rank / (pairs - 1.0)))
+/// A delay that every body shares whatever its size (a task woken late)
+/// moves the intercept, not the slope; a link shared by `N` bodies makes the
+/// slope `N / C`; and at the bound, a window of noisy bodies (a busy CPU's
+/// wake-ups) reads a slope above the prior's only when its points say so
+/// beyond noise. `O(W²)` for a window of `W` GETs (2 016 pairs at
+/// [`PRESSURE_WINDOW`]); `points` and `slopes` are scratch space.
+fn body_slope(window: &[Seen], points: &mut Vec<(f64, f64)>, slopes: &mut Vec<f64>) -> Option<f64> {
+    points.clear();
+    points.extend(window.iter().map(|s| (s.mib, s.body_ms)));
+    sen_slope(points, MIN_SIZE_SPREAD_MIB, MIN_PAIRS, SLOPE_Z, slopes)
 }
 
-/// The `q`-quantile (lower, by rank `⌊q · (n − 1)⌋`) of `v`, 0 for none.
-/// Reorders `v`. `O(n)` (a selection, not a sort: the size test's 2 016
-/// slopes are selected on the GET completion path).
-fn quantile(v: &mut [f64], q: f64) -> f64 {
-    if v.is_empty() {
-        return 0.0;
-    }
-    let k = ((v.len() - 1) as f64 * q) as usize;
-    *v.select_nth_unstable_by(k, f64::total_cmp).1
+/// The closed loop one call is planned in (module docs): `calls`
+/// concurrent calls sharing `slots` I/O slots, a link of `capacity_mib_s`
+/// (`∞` while unknown) and the client CPU's `cpu` price (`None` while
+/// unknown).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct ClosedLoop {
+    /// `Q`: calls in progress, this one included.
+    pub calls: f64,
+    /// `S`: the store's I/O slots.
+    pub slots: f64,
+    /// `C`, MiB/s; `f64::INFINITY` drops the link term.
+    pub capacity_mib_s: f64,
+    /// `c(plan)` and `κ`; `None` drops the CPU term.
+    pub cpu: Option<CpuPrice>,
 }
 
-/// What one call's plan costs in the closed loop (module docs):
-/// `max(B, Q · 1000 · bytes/2²⁰ / C, Q · H / S)` ms, with `b_ms = B` and
-/// `hold_ms = H` evaluated with the prior; `capacity_mib_s = ∞` (unknown)
-/// drops the link term. `O(1)`.
-pub fn closed_loop_ms(
-    b_ms: f64,
-    bytes: u64,
-    hold_ms: f64,
-    calls: f64,
-    slots: f64,
-    capacity_mib_s: f64,
-) -> f64 {
-    let link = calls * 1000.0 * (bytes as f64 / 1_048_576.0) / capacity_mib_s;
-    let io = calls * hold_ms / slots.max(1.0);
-    b_ms.max(link).max(io)
+impl ClosedLoop {
+    /// What one call's plan of `gets` GETs, `bytes` bytes, critical path
+    /// `b_ms = B` and slot time `hold_ms = H` (both under the prior) costs:
+    /// `max(B, Q · 1000 · bytes/2²⁰ / C, Q · H / S, Q · c(plan) / κ)` ms.
+    /// `O(1)`.
+    pub fn cost_ms(&self, b_ms: f64, bytes: u64, hold_ms: f64, gets: usize) -> f64 {
+        let mib = bytes as f64 / 1_048_576.0;
+        let link = self.calls * 1000.0 * mib / self.capacity_mib_s;
+        let io = self.calls * hold_ms / self.slots.max(1.0);
+        let cpu = self
+            .cpu
+            .map_or(0.0, |p| self.calls * p.call_ms(gets as f64, mib) / p.cores);
+        b_ms.max(link).max(io).max(cpu)
+    }
 }
 
 #[cfg(test)]
@@ -645,23 +678,13 @@ mod tests {
             .map(|i| seen(i as f64 * 0.25, 10.0 + 0.75 * i as f64))
             .collect();
         w.push(seen(1.0, 400.0));
-        let mut scratch = vec![f64::NAN; 5000];
-        let s = body_slope(&w, &mut scratch).unwrap();
+        let (mut points, mut scratch) = (Vec::new(), vec![f64::NAN; 5000]);
+        let s = body_slope(&w, &mut points, &mut scratch).unwrap();
         assert!((s - 3.0).abs() < 1e-9, "{s}");
-        // The scratch is cleared first: what it held earlier does not count.
         assert_eq!(scratch.len(), 12 * 13 / 2 - 1, "pairs of distinct sizes");
         // One size only: no slope.
         let w: Vec<Seen> = (0..64).map(|_| seen(1.0, 10.0)).collect();
-        assert_eq!(body_slope(&w, &mut scratch), None);
-    }
-
-    #[test]
-    fn quantiles_are_by_rank() {
-        let mut v = [30.0, 30.0, 60.0, 45.0, 600.0];
-        assert_eq!(quantile(&mut v, 0.5), 45.0);
-        assert_eq!(quantile(&mut v, 0.1), 30.0);
-        assert_eq!(quantile(&mut v, 1.0), 600.0);
-        assert_eq!(quantile(&mut [], 0.5), 0.0);
+        assert_eq!(body_slope(&w, &mut points, &mut scratch), None);
     }
 
     #[test]
@@ -681,19 +704,45 @@ mod tests {
         // 32 calls, 64 slots, a 1024 MiB/s link. A plan of 6 MiB in 13 GETs
         // of 27 ms: link 32·6000/1024 ≈ 188 ms, slots 32·13·27/64 ≈ 176 ms.
         let mib = 1u64 << 20;
-        let lean = closed_loop_ms(60.0, 6 * mib, 13.0 * 27.0, 32.0, 64.0, 1024.0);
+        let at = |capacity_mib_s: f64| ClosedLoop {
+            calls: 32.0,
+            slots: 64.0,
+            capacity_mib_s,
+            cpu: None,
+        };
+        let lean = at(1024.0).cost_ms(60.0, 6 * mib, 13.0 * 27.0, 13);
         assert!((lean - 187.5).abs() < 1e-9, "{lean}");
         // Merged into 6 GETs of 15 MiB: fewer slot-ms, far more link.
-        let merged = closed_loop_ms(60.0, 15 * mib, 6.0 * 37.5, 32.0, 64.0, 1024.0);
+        let merged = at(1024.0).cost_ms(60.0, 15 * mib, 6.0 * 37.5, 6);
         assert!(merged > lean);
         // On a 4096 MiB/s link the merged plan wins: the slots bind the lean one.
-        let lean4 = closed_loop_ms(60.0, 6 * mib, 13.0 * 27.0, 32.0, 64.0, 4096.0);
-        let merged4 = closed_loop_ms(60.0, 15 * mib, 6.0 * 37.5, 32.0, 64.0, 4096.0);
+        let lean4 = at(4096.0).cost_ms(60.0, 6 * mib, 13.0 * 27.0, 13);
+        let merged4 = at(4096.0).cost_ms(60.0, 15 * mib, 6.0 * 37.5, 6);
         assert!(merged4 < lean4, "{merged4} {lean4}");
         // One call alone: its own critical path.
-        assert_eq!(
-            closed_loop_ms(60.0, 6 * mib, 351.0, 1.0, 64.0, 1024.0),
-            60.0
-        );
+        let one = ClosedLoop {
+            calls: 1.0,
+            ..at(1024.0)
+        };
+        assert_eq!(one.cost_ms(60.0, 6 * mib, 351.0, 13), 60.0);
+        // The same link with a busy client CPU of 0.5 cores, 0.7 ms per MiB
+        // and 0.2 per GET about an operating point of 15 MiB in 6 GETs at
+        // 14 ms a call: the merged plan costs 32 · 14 / 0.5 = 896 ms of CPU,
+        // the lean one 32 · (14 + 1.4 − 6.3) / 0.5 ≈ 582: the lean one wins.
+        let busy = ClosedLoop {
+            cpu: Some(CpuPrice {
+                per_call_ms: 14.0,
+                gets_per_call: 6.0,
+                mib_per_call: 15.0,
+                per_get_ms: 0.2,
+                per_mib_ms: 0.7,
+                cores: 0.5,
+            }),
+            ..at(4096.0)
+        };
+        let merged_busy = busy.cost_ms(60.0, 15 * mib, 6.0 * 37.5, 6);
+        let lean_busy = busy.cost_ms(60.0, 6 * mib, 13.0 * 27.0, 13);
+        assert!((merged_busy - 896.0).abs() < 1e-9, "{merged_busy}");
+        assert!((lean_busy - 582.4).abs() < 1e-9, "{lean_busy}");
     }
 }

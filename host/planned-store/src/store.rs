@@ -24,7 +24,7 @@ use crate::builder::{PlanOptions, PlannedStoreBuilder};
 use crate::error::PlannedError;
 use crate::get::{CallCounters, Getter};
 use crate::hedge::Hedger;
-use crate::load::{LoadEstimator, LoadSnapshot, PRICES, closed_loop_ms};
+use crate::load::{ClosedLoop, LoadEstimator, LoadSnapshot, PRICES};
 use crate::ranges::{answer, normalize};
 use crate::stats::{CallStats, Stats, StatsSnapshot};
 
@@ -141,9 +141,9 @@ impl<S: ObjectStore + ?Sized> PlannedStore<S> {
     ///    (`ranges.rs`);
     /// 2. plan them with `opts.surrogate` (fixed, or the load-aware prior);
     ///    load-aware (`warp`), also at wider parallelism and, once the
-    ///    link's capacity is known, at every per-MiB price of
-    ///    [`PRICES`](crate::load::PRICES), keeping the plan of least
-    ///    closed-loop cost ([`closed_loop_ms`](crate::load::closed_loop_ms));
+    ///    link's capacity or the client CPU's price is known, at every
+    ///    per-MiB price of [`PRICES`](crate::load::PRICES), keeping the plan
+    ///    of least closed-loop cost ([`ClosedLoop::cost_ms`]);
     /// 3. issue the planned GETs concurrently, each under an I/O slot, with
     ///    the stall timeout, one retry, and hedging ([`hedge`](crate::hedge));
     /// 4. slice each requested range back out, in request order.
@@ -254,16 +254,18 @@ impl<S: ObjectStore + ?Sized> PlannedStore<S> {
 impl<S: ObjectStore + ?Sized> PlannedStore<S> {
     /// Plans `req`: once with its surrogate, or, load-aware with the `warp`
     /// method, once as asked and at the candidates of the closed loop,
-    /// keeping the plan of least [`closed_loop_ms`] for `calls` concurrent
+    /// keeping the plan of least [`ClosedLoop::cost_ms`] for `calls` concurrent
     /// calls (ties to the earlier candidate):
     ///
     /// - at `2P` and `4P` (at most the I/O slots): `P = slots / Q` is each
     ///   call's share of the slots when all of them are busy, and `T_P`'s
     ///   `W/P` term charges parallel requests for slot time the calls may not
     ///   need; the closed-loop cost charges them only when `Q · H / S`
-    ///   binds (the link term is 0 while its capacity is unknown);
-    /// - once the link's capacity `C` is known, at `P = 1` for each per-MiB
-    ///   price `m · base` of [`PRICES`] (fewer bytes where the link binds).
+    ///   binds (the link term is 0 while its capacity is unknown, the CPU
+    ///   term while the CPU was not seen busy);
+    /// - once the link's capacity `C` or the CPU's price is known, at `P = 1`
+    ///   for each per-MiB price `m · base` of [`PRICES`] (fewer bytes where
+    ///   the link or the client's CPU binds).
     ///
     /// Returns the plan, its summary under the surrogate it was made with,
     /// the backend, and that surrogate.
@@ -278,14 +280,19 @@ impl<S: ObjectStore + ?Sized> PlannedStore<S> {
         calls: u64,
     ) -> Result<(Vec<Request>, PlanSummary, &'static str, Surrogate), PlannedError> {
         let prior = affine(req.surrogate).filter(|_| opts.load_aware);
-        let capacity = prior.and_then(|p| self.load.note_prior(p));
+        let prices = prior.map(|p| self.load.note_prior(p)).unwrap_or_default();
         let (Some((fixed_ms, base)), Method::Warp) = (prior, opts.method) else {
             let (r, s, b) = self.planners.plan(req).map_err(PlannedError::Plan)?;
             return Ok((r, s, b, req.surrogate.clone()));
         };
-        // An unknown capacity charges nothing for bytes.
-        let c = capacity.unwrap_or(f64::INFINITY);
         let slots = self.io_slots as f64;
+        let closed_loop = ClosedLoop {
+            calls: calls as f64,
+            slots,
+            // An unknown capacity charges nothing for bytes.
+            capacity_mib_s: prices.capacity_mib_s.unwrap_or(f64::INFINITY),
+            cpu: prices.cpu,
+        };
         let required: u64 = req.intervals.iter().map(|i| i.len).sum();
         // One candidate: the plan at per-MiB price `m · base` and parallelism
         // `p`, with its closed-loop cost under the prior.
@@ -304,14 +311,8 @@ impl<S: ObjectStore + ?Sized> PlannedStore<S> {
                 .map_err(PlannedError::Plan)?;
             let unloaded =
                 planner_core::summarize(&requests, required, req.surrogate, Parallelism::Unbounded);
-            let cost = closed_loop_ms(
-                unloaded.b_ms,
-                unloaded.bytes,
-                unloaded.w_ms,
-                calls as f64,
-                slots,
-                c,
-            );
+            let cost =
+                closed_loop.cost_ms(unloaded.b_ms, unloaded.bytes, unloaded.w_ms, requests.len());
             Ok::<_, PlannedError>((cost, requests, summary, backend, surrogate))
         };
         // The planner's own plan, then the resource-priced ones: `P = 1`
@@ -331,7 +332,7 @@ impl<S: ObjectStore + ?Sized> PlannedStore<S> {
                 }
             }
         }
-        if capacity.is_none() {
+        if prices.capacity_mib_s.is_none() && prices.cpu.is_none() {
             let (_, requests, summary, backend, surrogate) = best;
             return Ok((requests, summary, backend, surrogate));
         }

@@ -10,8 +10,12 @@
 //! `_bytes_total`, `_overfetch_bytes_total`, `_hedges_total`,
 //! `_hedges_won_total`, `_refetches_total`, `_stalls_total`,
 //! `_deadline_misses_total`, and the load estimate's
-//! `warp_link_capacity_mib_per_second` (0 while unknown) and
-//! `warp_link_pressure`. `warp_index_generation_info{generation}` is 1 for
+//! `warp_link_capacity_mib_per_second` (0 while unknown),
+//! `warp_link_pressure`, and the client CPU's `warp_cpu_cores_used`,
+//! `warp_cpu_wait_share`, `warp_cpu_cores_available` (`κ`, 0 while the CPU
+//! has not been seen busy), `warp_cpu_ms_per_mib` and `warp_cpu_ms_per_get`
+//! (the marginal prices of the closed loop's CPU term).
+//! `warp_index_generation_info{generation}` is 1 for
 //! the generation served; `warp_index_swaps_total` counts hot swaps.
 
 use std::sync::Mutex;
@@ -89,6 +93,8 @@ pub struct Metrics {
     store: StoreCounters,
     capacity: Gauge<f64, AtomicU64>,
     pressure: Gauge<f64, AtomicU64>,
+    /// cores used, wait share, `κ`, ms per MiB, ms per GET.
+    cpu: [Gauge<f64, AtomicU64>; 5],
     /// The store totals last added (generation, totals): the next scrape
     /// adds what grew since.
     seen: Mutex<(String, CallStats)>,
@@ -227,6 +233,16 @@ impl Metrics {
             "The load estimate's last measured pressure",
             pressure.clone(),
         );
+        let cpu: [Gauge<f64, AtomicU64>; 5] = Default::default();
+        for (g, (name, help)) in cpu.iter().zip([
+            ("warp_cpu_cores_used", "Cores the process used over the CPU meter's window"),
+            ("warp_cpu_wait_share", "Share of their runnable time the completing threads waited for a core"),
+            ("warp_cpu_cores_available", "The cores the closed loop's CPU term divides by (0 while the CPU has not been seen busy)"),
+            ("warp_cpu_ms_per_mib", "CPU ms a received MiB costs (0 while unpriced)"),
+            ("warp_cpu_ms_per_get", "CPU ms a GET costs (0 while unpriced)"),
+        ]) {
+            registry.register(name, help, g.clone());
+        }
         Self {
             registry,
             requests,
@@ -244,6 +260,7 @@ impl Metrics {
             store,
             capacity,
             pressure,
+            cpu,
             seen: Mutex::new((String::new(), CallStats::default())),
         }
     }
@@ -329,6 +346,16 @@ impl Metrics {
         }
         self.capacity.set(load.capacity_mib_s.unwrap_or(0.0));
         self.pressure.set(load.pressure);
+        let price = load.cpu.price;
+        for (g, v) in self.cpu.iter().zip([
+            load.cpu.cores_used,
+            load.cpu.wait_share,
+            price.map_or(0.0, |p| p.cores),
+            price.map_or(0.0, |p| p.per_mib_ms),
+            price.map_or(0.0, |p| p.per_get_ms),
+        ]) {
+            g.set(v);
+        }
         let mut out = String::new();
         // Writing into a String cannot fail.
         let _ = prometheus_client::encoding::text::encode(&mut out, &self.registry);

@@ -1,0 +1,628 @@
+//! The client's CPU as the closed loop's fourth resource (ARCHITECTURE §8).
+//!
+//! # Model
+//! A fetched byte costs the reading process CPU as well as link time: the
+//! kernel copies it off the socket or the page cache into fresh memory, the
+//! HTTP stack frames it, the store assembles it; a GET costs a request's
+//! syscalls, headers and task wake-ups. One call (a planned read and the
+//! work the process does for it, the scan and the answer included) takes,
+//! in CPU milliseconds, linearized about the process's operating point,
+//!
+//! ```text
+//! c(plan) = c̄ + α · (G − Ḡ) + β · (M − M̄)
+//! ```
+//!
+//! with `G` the plan's GETs and `M` its MiB; `c̄`, `Ḡ`, `M̄` the CPU, GETs
+//! and MiB per call measured over the last [`CPU_SLICES`] slices; `α` ms per
+//! GET and `β` ms per MiB the marginal prices. With `κ` cores available to
+//! the process, `Q` calls in a closed loop take at least
+//!
+//! ```text
+//! R_cpu(plan) = Q · c(plan) / κ
+//! ```
+//!
+//! the fourth term of [`ClosedLoop::cost_ms`](crate::load::ClosedLoop::cost_ms).
+//! Beside it the link term prices a byte at `1000 / C` ms; on a busy client
+//! the CPU's `β / κ` is the dearer of the two (measured on the project's
+//! 2-core VM: `β` ≈ 0.7 ms/MiB through the simulator's file reads, against
+//! 0.24 ms/MiB of a 4 GiB/s link).
+//!
+//! # Measuring it
+//! Every [`SLICE_GETS`] completed GETs close a slice: the process's CPU time
+//! (`CLOCK_PROCESS_CPUTIME_ID`, all threads, user and system), the wall time,
+//! the MiB received, the calls finished, and the run-queue share
+//! `w = wait / (run + wait)` of the threads that completed the GETs (Linux
+//! `/proc/thread-self/schedstat`: how long they were runnable but not
+//! running). Over the last [`CPU_SLICES`] slices:
+//!
+//! - `β` is the Theil–Sen slope of slice CPU against slice MiB (every slice
+//!   has the same number of GETs, so the intercept holds the per-GET and the
+//!   per-call CPU; the median pairwise slope ignores slices a scheduler
+//!   bunched). A byte may cost its CPU some way before its GET completes (a
+//!   store that reads a body while the first byte is due): a slice of
+//!   [`SLICE_GETS`] GETs is long beside that lag, so little of a slice's CPU
+//!   is its neighbour's;
+//! - `α` is the slice's residual `CPU − β · M` per GET, less the Theil–Sen
+//!   slope of that residual against the slice's calls times its calls (the
+//!   per-call CPU, the scan's, does not depend on the plan); medians;
+//! - a slice is **busy** when its cores used `u = CPU / wall` reach
+//!   [`CPU_USE_BUSY`] of the machine's, or when `w ≥` [`CPU_WAIT_BUSY`]
+//!   while the machine had at most [`MACHINE_IDLE_BUSY`] of its CPU time
+//!   idle (`/proc/stat`: the threads waited for cores that others held) and
+//!   the process held at least [`CPU_HOLD_BUSY`] of them (a server beside
+//!   its load generator). Threads of a process with cores to spare wait too,
+//!   for a wake-up on a core that was asleep; and a process holding a sliver
+//!   of a machine that CPU-bound neighbours fill waits at every wake-up,
+//!   whatever its plans cost. Neither is a CPU the process could have had
+//!   more of by spending less of it. Busy slices delivered the process's share of the CPU, so
+//!   `κ` is the cores used (`Σ CPU / Σ wall`) over the last [`BUSY_SLICES`]
+//!   busy ones, taken no earlier than [`BUSY_MEMORY`] slices ago, and at
+//!   least the cores used over the window (a process using more has more).
+//!   A slice is a fraction of a second, so the sums, not a median of
+//!   per-slice ratios, weigh each by its length. Until a slice was busy, `κ`
+//!   is unknown and the CPU term is left out, as the link's is until the
+//!   link was seen full: a CPU with room says nothing of its capacity.
+//!
+//! # Bounds
+//! `O(CPU_SLICES + BUSY_SLICES)` memory; each slice close is `O(CPU_SLICES²)`
+//! (the 496 pairwise slopes, into kept scratch space), once per
+//! [`SLICE_GETS`] GETs. Off Linux the run-queue share is unknown and only
+//! `u` marks a slice busy; where no process CPU clock exists the term is
+//! never used.
+
+use std::cell::Cell;
+use std::collections::VecDeque;
+
+use tokio::time::Instant;
+
+use crate::robust::{quantile, sen_slope};
+
+/// Completed GETs per slice.
+pub const SLICE_GETS: u32 = 128;
+/// Slices the prices and the operating point are measured over.
+pub const CPU_SLICES: usize = 32;
+/// Fewest slices before any price is given.
+const MIN_SLICES: usize = 8;
+/// A slice whose threads spent this share of their runnable time waiting
+/// for a core, while the machine had at most [`MACHINE_IDLE_BUSY`] of its
+/// CPU time idle, is busy.
+pub const CPU_WAIT_BUSY: f64 = 0.2;
+/// See [`CPU_WAIT_BUSY`]: threads that wait while cores idle wait for a
+/// wake-up, not for a core the process could have had.
+pub const MACHINE_IDLE_BUSY: f64 = 0.1;
+/// … and while the process held at least this share of the machine's cores.
+/// A process holding a sliver of a machine that CPU-bound neighbours fill
+/// waits for a core at every wake-up whatever its plans cost; CPU time does
+/// not price that (measured beside six busy loops on 2 cores: 0.16–0.3 cores
+/// used, 75 % of the runnable time waiting).
+pub const CPU_HOLD_BUSY: f64 = 0.5;
+/// A slice using this share of the machine's cores is busy.
+pub const CPU_USE_BUSY: f64 = 0.85;
+/// Busy slices `κ` is the median of.
+pub const BUSY_SLICES: usize = 15;
+/// Slices after which a busy one no longer counts (the competing load may
+/// have gone): with [`SLICE_GETS`] GETs each, 65 536 GETs.
+pub const BUSY_MEMORY: u64 = 512;
+/// Slices paired in the price fit differ by at least this, MiB or calls.
+const MIN_SPREAD: f64 = 1.0 / 64.0;
+/// Fewest such pairs for a slope.
+const MIN_PAIRS: usize = 16;
+/// Shortest wall time a slice's cores used are measured over, ms.
+const MIN_WALL_MS: f64 = 1.0;
+
+/// What a call's plan costs the process's CPU, and the cores it has (module
+/// docs). `Copy`: planning reads it once per call.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct CpuPrice {
+    /// `c̄`: CPU per finished call at the operating point, ms.
+    pub per_call_ms: f64,
+    /// `Ḡ`: GETs per call at the operating point.
+    pub gets_per_call: f64,
+    /// `M̄`: MiB per call at the operating point.
+    pub mib_per_call: f64,
+    /// `α`: CPU per GET, ms.
+    pub per_get_ms: f64,
+    /// `β`: CPU per MiB received, ms.
+    pub per_mib_ms: f64,
+    /// `κ`: cores available to the process.
+    pub cores: f64,
+}
+
+impl CpuPrice {
+    /// `c(plan)`, ms of CPU for a call of `gets` GETs and `mib` MiB, at
+    /// least 0. `O(1)`.
+    pub fn call_ms(&self, gets: f64, mib: f64) -> f64 {
+        (self.per_call_ms
+            + self.per_get_ms * (gets - self.gets_per_call)
+            + self.per_mib_ms * (mib - self.mib_per_call))
+            .max(0.0)
+    }
+}
+
+/// One closed slice.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub(crate) struct Slice {
+    pub gets: f64,
+    pub calls: f64,
+    pub mib: f64,
+    pub cpu_ms: f64,
+    pub wall_ms: f64,
+    /// Run-queue share of the sampled threads; `None` unsampled.
+    pub wait_share: Option<f64>,
+    /// Share of the machine's CPU time that was idle; `None` unknown.
+    pub idle_share: Option<f64>,
+}
+
+/// The clocks a slice is closed with.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub(crate) struct Clocks {
+    /// The process's CPU time, ms.
+    pub cpu_ms: f64,
+    /// The machine's `(idle, total)` CPU time, ticks; `None` unknown.
+    pub machine_ticks: Option<(u64, u64)>,
+}
+
+impl Clocks {
+    /// Now, or `None` where the process has no CPU clock.
+    pub(crate) fn read() -> Option<Self> {
+        Some(Self {
+            cpu_ms: process_cpu_ms()?,
+            machine_ticks: machine_cpu_ticks(),
+        })
+    }
+}
+
+/// The figures of the CPU meter for a snapshot.
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub struct CpuSnapshot {
+    /// Cores the process used over the window (`Σ CPU / Σ wall`).
+    pub cores_used: f64,
+    /// Run-queue share of the sampled threads over the window (0 unknown).
+    pub wait_share: f64,
+    /// The prices and `κ`, once a slice was busy.
+    pub price: Option<CpuPrice>,
+}
+
+/// The slices and the estimate made of them (module docs).
+#[derive(Debug)]
+pub(crate) struct CpuMeter {
+    /// Cores of the machine (or of the process's affinity and quota).
+    machine_cores: f64,
+    slices: VecDeque<Slice>,
+    /// `(slice number, CPU ms, wall ms)` of the last busy slices.
+    busy: VecDeque<(u64, f64, f64)>,
+    closed: u64,
+    open: Open,
+    price: Option<CpuPrice>,
+    points: Vec<(f64, f64)>,
+    slopes: Vec<f64>,
+}
+
+/// The slice being filled.
+#[derive(Debug, Default)]
+struct Open {
+    gets: u32,
+    mib: f64,
+    run_ns: u64,
+    wait_ns: u64,
+    /// Clocks, finished calls and time when it opened.
+    start: Option<(Clocks, u64, Instant)>,
+}
+
+impl Default for CpuMeter {
+    fn default() -> Self {
+        let machine_cores = std::thread::available_parallelism().map_or(1.0, |n| n.get() as f64);
+        Self::with_cores(machine_cores)
+    }
+}
+
+impl CpuMeter {
+    pub(crate) fn with_cores(machine_cores: f64) -> Self {
+        Self {
+            machine_cores,
+            slices: VecDeque::with_capacity(CPU_SLICES),
+            busy: VecDeque::with_capacity(BUSY_SLICES),
+            closed: 0,
+            open: Open::default(),
+            price: None,
+            points: Vec::with_capacity(CPU_SLICES),
+            slopes: Vec::with_capacity(CPU_SLICES * CPU_SLICES / 2),
+        }
+    }
+
+    /// Counts one completed GET of `mib`, and the run and wait time of the
+    /// thread that completed it since it last reported (`sched`). At the
+    /// [`SLICE_GETS`]th, closes the slice with the `clocks` read then,
+    /// `calls_done` calls finished so far and the time `now`; the first GET
+    /// only opens one. Returns whether a slice closed.
+    pub(crate) fn add_get(
+        &mut self,
+        mib: f64,
+        sched: Option<(u64, u64)>,
+        clocks: impl FnOnce() -> Option<Clocks>,
+        calls_done: u64,
+        now: Instant,
+    ) -> bool {
+        let Some((c0, calls0, t0)) = self.open.start else {
+            if let Some(c) = clocks() {
+                self.open = Open {
+                    start: Some((c, calls_done, now)),
+                    ..Open::default()
+                };
+            }
+            return false;
+        };
+        self.open.gets += 1;
+        self.open.mib += mib;
+        if let Some((run, wait)) = sched {
+            self.open.run_ns += run;
+            self.open.wait_ns += wait;
+        }
+        if self.open.gets < SLICE_GETS {
+            return false;
+        }
+        let Some(c1) = clocks() else {
+            return false;
+        };
+        let sampled = self.open.run_ns + self.open.wait_ns;
+        let slice = Slice {
+            gets: f64::from(self.open.gets),
+            calls: calls_done.saturating_sub(calls0) as f64,
+            mib: self.open.mib,
+            cpu_ms: (c1.cpu_ms - c0.cpu_ms).max(0.0),
+            wall_ms: now.saturating_duration_since(t0).as_secs_f64() * 1000.0,
+            wait_share: (sampled > 0).then(|| self.open.wait_ns as f64 / sampled as f64),
+            idle_share: match (c0.machine_ticks, c1.machine_ticks) {
+                (Some((i0, t0)), Some((i1, t1))) if t1 > t0 => {
+                    Some(i1.saturating_sub(i0) as f64 / (t1 - t0) as f64)
+                }
+                _ => None,
+            },
+        };
+        self.open = Open {
+            start: Some((c1, calls_done, now)),
+            ..Open::default()
+        };
+        self.close(slice);
+        true
+    }
+
+    /// Adds a closed slice and refits the price.
+    pub(crate) fn close(&mut self, s: Slice) {
+        self.closed += 1;
+        if self.slices.len() == CPU_SLICES {
+            self.slices.pop_front();
+        }
+        self.slices.push_back(s);
+        if s.wall_ms >= MIN_WALL_MS {
+            let u = s.cpu_ms / s.wall_ms;
+            let waited = s.wait_share.is_some_and(|w| w >= CPU_WAIT_BUSY)
+                && s.idle_share.is_some_and(|i| i <= MACHINE_IDLE_BUSY)
+                && u >= CPU_HOLD_BUSY * self.machine_cores;
+            let busy = waited || u >= CPU_USE_BUSY * self.machine_cores;
+            if busy {
+                if self.busy.len() == BUSY_SLICES {
+                    self.busy.pop_front();
+                }
+                self.busy.push_back((self.closed, s.cpu_ms, s.wall_ms));
+            }
+        }
+        while self
+            .busy
+            .front()
+            .is_some_and(|&(n, _, _)| n + BUSY_MEMORY < self.closed)
+        {
+            self.busy.pop_front();
+        }
+        self.price = self.fit();
+    }
+
+    fn fit(&mut self) -> Option<CpuPrice> {
+        if self.slices.len() < MIN_SLICES || self.busy.is_empty() {
+            return None;
+        }
+        let calls: f64 = self.slices.iter().map(|s| s.calls).sum();
+        let wall: f64 = self.slices.iter().map(|s| s.wall_ms).sum();
+        if calls < 1.0 || wall < MIN_WALL_MS {
+            return None;
+        }
+        let cpu: f64 = self.slices.iter().map(|s| s.cpu_ms).sum();
+        let gets: f64 = self.slices.iter().map(|s| s.gets).sum();
+        let mib: f64 = self.slices.iter().map(|s| s.mib).sum();
+        self.points.clear();
+        self.points
+            .extend(self.slices.iter().map(|s| (s.mib, s.cpu_ms)));
+        let per_mib_ms = sen_slope(&self.points, MIN_SPREAD, MIN_PAIRS, 0.0, &mut self.slopes)
+            .unwrap_or(0.0)
+            .max(0.0);
+        self.points.clear();
+        self.points.extend(
+            self.slices
+                .iter()
+                .map(|s| (s.calls, s.cpu_ms - per_mib_ms * s.mib)),
+        );
+        let per_call_part = sen_slope(&self.points, MIN_SPREAD, MIN_PAIRS, 0.0, &mut self.slopes)
+            .unwrap_or(0.0)
+            .max(0.0);
+        self.slopes.clear();
+        self.slopes.extend(
+            self.slices.iter().map(|s| {
+                (s.cpu_ms - per_mib_ms * s.mib - per_call_part * s.calls) / s.gets.max(1.0)
+            }),
+        );
+        let per_get_ms = quantile(&mut self.slopes, 0.5).max(0.0);
+        let (busy_cpu, busy_wall) = self
+            .busy
+            .iter()
+            .fold((0.0, 0.0), |(c, w), &(_, sc, sw)| (c + sc, w + sw));
+        let cores = (busy_cpu / busy_wall)
+            .max(cpu / wall)
+            .min(self.machine_cores);
+        (cores > 0.0).then_some(CpuPrice {
+            per_call_ms: cpu / calls,
+            gets_per_call: gets / calls,
+            mib_per_call: mib / calls,
+            per_get_ms,
+            per_mib_ms,
+            cores,
+        })
+    }
+
+    /// The current price, once a slice was busy.
+    pub(crate) fn price(&self) -> Option<CpuPrice> {
+        self.price
+    }
+
+    /// The window's figures.
+    pub(crate) fn snapshot(&self) -> CpuSnapshot {
+        let cpu: f64 = self.slices.iter().map(|s| s.cpu_ms).sum();
+        let wall: f64 = self.slices.iter().map(|s| s.wall_ms).sum();
+        let (mut run, mut wait) = (0.0, 0.0);
+        for s in &self.slices {
+            if let Some(w) = s.wait_share {
+                // Weighted by the slice's CPU, the run time it stands for.
+                run += s.cpu_ms * (1.0 - w);
+                wait += s.cpu_ms * w;
+            }
+        }
+        CpuSnapshot {
+            cores_used: if wall > 0.0 { cpu / wall } else { 0.0 },
+            wait_share: if run + wait > 0.0 {
+                wait / (run + wait)
+            } else {
+                0.0
+            },
+            price: self.price,
+        }
+    }
+}
+
+/// The process's CPU time, ms (all threads, user and system); `None` where
+/// the clock is missing. One `clock_gettime` call.
+pub(crate) fn process_cpu_ms() -> Option<f64> {
+    #[cfg(unix)]
+    {
+        let mut ts = libc::timespec {
+            tv_sec: 0,
+            tv_nsec: 0,
+        };
+        // SAFETY: `ts` is a valid, writable timespec for the duration of the
+        // call, and CLOCK_PROCESS_CPUTIME_ID is a clock id every Unix the
+        // `libc` crate supports defines.
+        let rc = unsafe { libc::clock_gettime(libc::CLOCK_PROCESS_CPUTIME_ID, &mut ts) };
+        (rc == 0).then(|| ts.tv_sec as f64 * 1000.0 + ts.tv_nsec as f64 / 1e6)
+    }
+    #[cfg(not(unix))]
+    {
+        None
+    }
+}
+
+thread_local! {
+    /// This thread's run and wait time, ns, when it last reported.
+    static LAST_SCHED: Cell<Option<(u64, u64)>> = const { Cell::new(None) };
+}
+
+/// This thread's run time and run-queue wait, ns, since it last called this
+/// (`None` on the first call, or off Linux): the first two fields of
+/// `/proc/thread-self/schedstat`. One small file read.
+pub(crate) fn thread_sched_delta() -> Option<(u64, u64)> {
+    let now = read_thread_schedstat()?;
+    LAST_SCHED.with(|last| {
+        let before = last.replace(Some(now));
+        before.map(|(r, w)| (now.0.saturating_sub(r), now.1.saturating_sub(w)))
+    })
+}
+
+/// The machine's idle (idle and I/O wait) and total CPU time, in clock
+/// ticks summed over its cores: the first line of Linux `/proc/stat`;
+/// `None` elsewhere. One small file read.
+pub(crate) fn machine_cpu_ticks() -> Option<(u64, u64)> {
+    #[cfg(target_os = "linux")]
+    {
+        use std::io::{BufRead, BufReader};
+        let mut line = String::new();
+        BufReader::new(std::fs::File::open("/proc/stat").ok()?)
+            .read_line(&mut line)
+            .ok()?;
+        let mut fields = line.split_ascii_whitespace();
+        if fields.next()? != "cpu" {
+            return None;
+        }
+        // user nice system idle iowait irq softirq steal (guest is in user).
+        let t: Vec<u64> = fields.take(8).map_while(|f| f.parse().ok()).collect();
+        (t.len() == 8).then(|| (t[3] + t[4], t.iter().sum()))
+    }
+    #[cfg(not(target_os = "linux"))]
+    {
+        None
+    }
+}
+
+fn read_thread_schedstat() -> Option<(u64, u64)> {
+    #[cfg(target_os = "linux")]
+    {
+        let text = std::fs::read_to_string("/proc/thread-self/schedstat").ok()?;
+        let mut fields = text.split_ascii_whitespace().map(str::parse::<u64>);
+        Some((fields.next()?.ok()?, fields.next()?.ok()?))
+    }
+    #[cfg(not(target_os = "linux"))]
+    {
+        None
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::time::Duration;
+
+    use super::*;
+
+    /// A slice of 64 GETs (the fit does not care how many), `calls` calls, `mib` MiB, costing `cpu_ms` over
+    /// `wall_ms`, its threads waiting `wait` of their runnable time.
+    fn slice(calls: f64, mib: f64, cpu_ms: f64, wall_ms: f64, wait: f64) -> Slice {
+        Slice {
+            gets: 64.0,
+            calls,
+            mib,
+            cpu_ms,
+            wall_ms,
+            wait_share: Some(wait),
+            idle_share: Some(if wait > 0.0 { 0.0 } else { 0.5 }),
+        }
+    }
+
+    #[test]
+    fn a_cpu_with_room_has_no_price() {
+        let mut m = CpuMeter::with_cores(2.0);
+        for i in 0..100 {
+            let mib = 40.0 + (i % 7) as f64 * 5.0;
+            m.close(slice(13.0, mib, 0.7 * mib + 12.0, 120.0, 0.02));
+        }
+        assert_eq!(m.price(), None);
+        let s = m.snapshot();
+        assert!(s.cores_used < 0.6 && s.wait_share < 0.05, "{s:?}");
+        // Waiting at 0.2 of 2 cores beside CPU-bound neighbours: a wake-up's
+        // wait, which a leaner plan would not shorten. No price either.
+        let mut m = CpuMeter::with_cores(2.0);
+        for _ in 0..100 {
+            m.close(slice(13.0, 8.0, 12.0, 60.0, 0.75));
+        }
+        assert_eq!(m.price(), None);
+    }
+
+    #[test]
+    fn a_busy_cpu_is_priced_by_the_bytes_and_gets_it_spends_on() {
+        // 0.7 ms per MiB, 0.2 per GET, 0.9 per call; MiB and calls vary by
+        // slice independently; threads wait 40 % of their runnable time on
+        // a one-core machine with no idle time.
+        let mut m = CpuMeter::with_cores(1.0);
+        for i in 0..40 {
+            let mib = 40.0 + (i % 7) as f64 * 5.0;
+            let calls = 10.0 + (i % 5) as f64;
+            let cpu = 0.7 * mib + 0.2 * 64.0 + 0.9 * calls;
+            // Noise of a bunched slice now and then.
+            let cpu = if i % 11 == 3 { cpu * 1.6 } else { cpu };
+            m.close(slice(calls, mib, cpu, 80.0, 0.4));
+        }
+        let p = m.price().expect("busy");
+        assert!((p.per_mib_ms - 0.7).abs() < 0.02, "{p:?}");
+        assert!((p.per_get_ms - 0.2).abs() < 0.03, "{p:?}");
+        // κ: the cores the busy slices used, ≈ 57 ms of CPU per 80 ms.
+        assert!(p.cores > 0.6 && p.cores < 0.85, "{p:?}");
+        // At the operating point the call costs what it measured; fewer
+        // MiB in more GETs cost less.
+        let here = p.call_ms(p.gets_per_call, p.mib_per_call);
+        assert!((here - p.per_call_ms).abs() < 1e-9);
+        assert!(p.call_ms(p.gets_per_call + 2.0, p.mib_per_call - 4.0) < here);
+    }
+
+    #[test]
+    fn a_full_machine_is_busy_without_waits_and_a_busy_spell_is_forgotten() {
+        let mut m = CpuMeter::with_cores(2.0);
+        for _ in 0..MIN_SLICES {
+            m.close(Slice {
+                wait_share: None,
+                ..slice(12.0, 50.0, 190.0, 100.0, 0.0)
+            });
+        }
+        let p = m.price().expect("1.9 of 2 cores is busy");
+        assert!((p.cores - 1.9).abs() < 1e-9, "{p:?}");
+        // Quiet slices using less leave κ at the busy ones' use; after
+        // BUSY_MEMORY of them the busy spell no longer counts.
+        for _ in 0..CPU_SLICES {
+            m.close(slice(12.0, 50.0, 150.0, 100.0, 0.0));
+        }
+        assert!((m.price().unwrap().cores - 1.9).abs() < 1e-9);
+        for _ in 0..BUSY_MEMORY {
+            m.close(slice(12.0, 50.0, 50.0, 100.0, 0.0));
+        }
+        assert_eq!(m.price(), None);
+        // Busy at 1.1 cores beside other load (a load generator), which then
+        // goes: slices using 1.5 cores raise κ to their use.
+        let mut m = CpuMeter::with_cores(2.0);
+        for _ in 0..MIN_SLICES {
+            m.close(slice(12.0, 50.0, 110.0, 100.0, 0.5));
+        }
+        assert!((m.price().unwrap().cores - 1.1).abs() < 1e-9);
+        for _ in 0..CPU_SLICES {
+            m.close(slice(12.0, 50.0, 150.0, 100.0, 0.0));
+        }
+        assert!((m.price().unwrap().cores - 1.5).abs() < 1e-9);
+    }
+
+    #[test]
+    fn slices_close_every_slice_gets_with_the_process_clock() {
+        let mut m = CpuMeter::with_cores(2.0);
+        let t0 = Instant::now();
+        let mut cpu = 1000.0;
+        // The first GET opens the slice; 64 more close it.
+        let at = |cpu_ms: f64, idle: u64, total: u64| {
+            Some(Clocks {
+                cpu_ms,
+                machine_ticks: Some((idle, total)),
+            })
+        };
+        assert!(!m.add_get(1.0, None, || at(cpu, 10, 100), 0, t0));
+        for i in 1..=SLICE_GETS {
+            cpu += 1.5;
+            let now = t0 + Duration::from_millis(u64::from(i));
+            let ticks = u64::from(i);
+            let clocks = || at(cpu, 10 + ticks, 100 + 4 * ticks);
+            let closed = m.add_get(0.5, Some((900, 100)), clocks, u64::from(i / 4), now);
+            assert_eq!(closed, i == SLICE_GETS);
+        }
+        let s = *m.slices.back().unwrap();
+        let n = f64::from(SLICE_GETS);
+        assert_eq!(s.gets, n);
+        assert_eq!(s.mib, n / 2.0);
+        assert_eq!(s.calls, n / 4.0);
+        assert!((s.cpu_ms - 1.5 * n).abs() < 1e-9);
+        assert!((s.wall_ms - n).abs() < 1e-6);
+        assert_eq!(s.wait_share, Some(0.1));
+        assert_eq!(s.idle_share, Some(0.25));
+        // No clock, no slice.
+        let mut m = CpuMeter::with_cores(2.0);
+        for _ in 0..=SLICE_GETS {
+            assert!(!m.add_get(1.0, None, || None, 0, t0));
+        }
+    }
+
+    #[test]
+    fn the_process_clock_the_thread_schedstat_and_the_machine_ticks_read() {
+        let a = process_cpu_ms().expect("a Unix process clock");
+        let mut x = 0u64;
+        for i in 0..2_000_000u64 {
+            x = x.wrapping_mul(31).wrapping_add(i);
+        }
+        std::hint::black_box(x);
+        assert!(process_cpu_ms().unwrap() > a);
+        if cfg!(target_os = "linux") {
+            let _ = thread_sched_delta();
+            let (run, _wait) = thread_sched_delta().expect("schedstat");
+            assert!(run < 10_000_000_000, "{run}");
+            let (idle, total) = machine_cpu_ticks().expect("/proc/stat");
+            assert!(idle <= total && total > 0, "{idle} {total}");
+        }
+    }
+}
