@@ -13,7 +13,7 @@
 //! ```
 //!
 //! with `G` the plan's GETs and `M` its MiB; `c̄`, `Ḡ`, `M̄` the CPU, GETs
-//! and MiB per call measured over the last [`CPU_SLICES`] slices; `α` ms per
+//! and MiB per call measured over the last 8 slices; `α` ms per
 //! GET and `β` ms per MiB the marginal prices. With `κ` cores available to
 //! the process, `Q` calls in a closed loop take at least
 //!
@@ -41,27 +41,38 @@
 //!   bunched). A byte may cost its CPU some way before its GET completes (a
 //!   store that reads a body while the first byte is due): a slice of
 //!   [`SLICE_GETS`] GETs is long beside that lag, so little of a slice's CPU
-//!   is its neighbour's;
+//!   is its neighbour's. Each fit is folded into a running `β` with weight
+//!   [`PRICE_ALPHA`] (one window's fit swings with the few slices that
+//!   differ; plans priced by it would swing with it);
 //! - `α` is the slice's residual `CPU − β · M` per GET, less the Theil–Sen
 //!   slope of that residual against the slice's calls times its calls (the
 //!   per-call CPU, the scan's, does not depend on the plan); medians;
 //! - a slice is **busy** when its cores used `u = CPU / wall` reach
-//!   [`CPU_USE_BUSY`] of the machine's, or when `w ≥` [`CPU_WAIT_BUSY`]
+//!   [`CPU_USE_BUSY`] of the machine's `N`, or when `w ≥` [`CPU_WAIT_BUSY`]
 //!   while the machine had at most [`MACHINE_IDLE_BUSY`] of its CPU time
 //!   idle (`/proc/stat`: the threads waited for cores that others held) and
 //!   the process held at least [`CPU_HOLD_BUSY`] of them (a server beside
 //!   its load generator). Threads of a process with cores to spare wait too,
 //!   for a wake-up on a core that was asleep; and a process holding a sliver
 //!   of a machine that CPU-bound neighbours fill waits at every wake-up,
-//!   whatever its plans cost. Neither is a CPU the process could have had
-//!   more of by spending less of it. Busy slices delivered the process's share of the CPU, so
-//!   `κ` is the cores used (`Σ CPU / Σ wall`) over the last [`BUSY_SLICES`]
-//!   busy ones, taken no earlier than [`BUSY_MEMORY`] slices ago, and at
-//!   least the cores used over the window (a process using more has more).
-//!   A slice is a fraction of a second, so the sums, not a median of
-//!   per-slice ratios, weigh each by its length. Until a slice was busy, `κ`
-//!   is unknown and the CPU term is left out, as the link's is until the
-//!   link was seen full: a CPU with room says nothing of its capacity.
+//!   where a GET costs wake-ups more than CPU time. Neither is CPU the
+//!   process could have more of by spending less of it.
+//! - `κ`, the cores the process can have, is the largest of: the 90th
+//!   percentile of `u` over the last [`BUSY_SLICES`] busy slices (taken no
+//!   earlier than [`BUSY_MEMORY`] slices ago: what it got when it asked for
+//!   more than it had); the cores it used over the window (a process using
+//!   more has more); and its fair share beside the other runnable threads,
+//!   `N · N / (N + r)`, with `r` the mean number of runnable threads at the
+//!   slices' ends besides the one measuring (`/proc/loadavg`), the process's
+//!   own other threads among them, and `N` worker threads of its own (the
+//!   Tokio default). Not the use of the last busy slices alone: a process
+//!   whose plans got leaner uses less of its share, and dividing by that use
+//!   would read every leaner plan as still CPU-bound and drive the plans
+//!   leaner than the slots and the critical path allow.
+//!
+//! Until a slice was busy, `κ` is unknown and the CPU term is left out, as
+//! the link's is until the link was seen full: a CPU with room says nothing
+//! of its capacity.
 //!
 //! # Bounds
 //! `O(CPU_SLICES + BUSY_SLICES)` memory; each slice close is `O(CPU_SLICES²)`
@@ -83,6 +94,9 @@ pub const SLICE_GETS: u32 = 128;
 pub const CPU_SLICES: usize = 32;
 /// Fewest slices before any price is given.
 const MIN_SLICES: usize = 8;
+/// Slices the operating point `c̄, Ḡ, M̄` is measured over (the last ones):
+/// once plans change, the line is drawn through where they are now.
+const ANCHOR_SLICES: usize = 8;
 /// A slice whose threads spent this share of their runnable time waiting
 /// for a core, while the machine had at most [`MACHINE_IDLE_BUSY`] of its
 /// CPU time idle, is busy.
@@ -92,14 +106,15 @@ pub const CPU_WAIT_BUSY: f64 = 0.2;
 pub const MACHINE_IDLE_BUSY: f64 = 0.1;
 /// … and while the process held at least this share of the machine's cores.
 /// A process holding a sliver of a machine that CPU-bound neighbours fill
-/// waits for a core at every wake-up whatever its plans cost; CPU time does
-/// not price that (measured beside six busy loops on 2 cores: 0.16–0.3 cores
-/// used, 75 % of the runnable time waiting).
+/// waits for a core at every wake-up, and its GETs cost it wake-ups more
+/// than CPU time; pricing CPU time there made plans leaner and slower
+/// (measured beside six busy loops on 2 cores: 0.16–0.5 cores used, 75 % of
+/// the runnable time waiting).
 pub const CPU_HOLD_BUSY: f64 = 0.5;
 /// A slice using this share of the machine's cores is busy.
 pub const CPU_USE_BUSY: f64 = 0.85;
-/// Busy slices `κ` is the median of.
-pub const BUSY_SLICES: usize = 15;
+/// Busy slices `κ`'s peak use is the 90th percentile of.
+pub const BUSY_SLICES: usize = 32;
 /// Slices after which a busy one no longer counts (the competing load may
 /// have gone): with [`SLICE_GETS`] GETs each, 65 536 GETs.
 pub const BUSY_MEMORY: u64 = 512;
@@ -107,6 +122,10 @@ pub const BUSY_MEMORY: u64 = 512;
 const MIN_SPREAD: f64 = 1.0 / 64.0;
 /// Fewest such pairs for a slope.
 const MIN_PAIRS: usize = 16;
+/// Weight of each new fit in the smoothed `α` and `β`: about the last ten
+/// fits (1 280 GETs) count. One window's fit swings with the few slices that
+/// differ in MiB; the plans, planned by it, swing with it.
+const PRICE_ALPHA: f64 = 0.1;
 /// Shortest wall time a slice's cores used are measured over, ms.
 const MIN_WALL_MS: f64 = 1.0;
 
@@ -151,6 +170,8 @@ pub(crate) struct Slice {
     pub wait_share: Option<f64>,
     /// Share of the machine's CPU time that was idle; `None` unknown.
     pub idle_share: Option<f64>,
+    /// Runnable threads at its end besides the one measuring; `None` unknown.
+    pub others_running: Option<f64>,
 }
 
 /// The clocks a slice is closed with.
@@ -160,6 +181,8 @@ pub(crate) struct Clocks {
     pub cpu_ms: f64,
     /// The machine's `(idle, total)` CPU time, ticks; `None` unknown.
     pub machine_ticks: Option<(u64, u64)>,
+    /// Runnable threads on the machine, the reader included; `None` unknown.
+    pub running: Option<u32>,
 }
 
 impl Clocks {
@@ -168,6 +191,7 @@ impl Clocks {
         Some(Self {
             cpu_ms: process_cpu_ms()?,
             machine_ticks: machine_cpu_ticks(),
+            running: machine_running(),
         })
     }
 }
@@ -189,11 +213,14 @@ pub(crate) struct CpuMeter {
     /// Cores of the machine (or of the process's affinity and quota).
     machine_cores: f64,
     slices: VecDeque<Slice>,
-    /// `(slice number, CPU ms, wall ms)` of the last busy slices.
-    busy: VecDeque<(u64, f64, f64)>,
+    /// `(slice number, u)` of the last busy slices.
+    busy: VecDeque<(u64, f64)>,
     closed: u64,
     open: Open,
     price: Option<CpuPrice>,
+    /// `β` and `α`, smoothed over the fits.
+    per_mib_ms: Option<f64>,
+    per_get_ms: Option<f64>,
     points: Vec<(f64, f64)>,
     slopes: Vec<f64>,
 }
@@ -225,6 +252,8 @@ impl CpuMeter {
             closed: 0,
             open: Open::default(),
             price: None,
+            per_mib_ms: None,
+            per_get_ms: None,
             points: Vec::with_capacity(CPU_SLICES),
             slopes: Vec::with_capacity(CPU_SLICES * CPU_SLICES / 2),
         }
@@ -278,6 +307,7 @@ impl CpuMeter {
                 }
                 _ => None,
             },
+            others_running: c1.running.map(|r| f64::from(r.saturating_sub(1))),
         };
         self.open = Open {
             start: Some((c1, calls_done, now)),
@@ -304,13 +334,13 @@ impl CpuMeter {
                 if self.busy.len() == BUSY_SLICES {
                     self.busy.pop_front();
                 }
-                self.busy.push_back((self.closed, s.cpu_ms, s.wall_ms));
+                self.busy.push_back((self.closed, u));
             }
         }
         while self
             .busy
             .front()
-            .is_some_and(|&(n, _, _)| n + BUSY_MEMORY < self.closed)
+            .is_some_and(|&(n, _)| n + BUSY_MEMORY < self.closed)
         {
             self.busy.pop_front();
         }
@@ -327,14 +357,21 @@ impl CpuMeter {
             return None;
         }
         let cpu: f64 = self.slices.iter().map(|s| s.cpu_ms).sum();
-        let gets: f64 = self.slices.iter().map(|s| s.gets).sum();
-        let mib: f64 = self.slices.iter().map(|s| s.mib).sum();
+        // The operating point: the last ANCHOR_SLICES slices.
+        let recent = self.slices.iter().rev().take(ANCHOR_SLICES);
+        let (a_calls, a_cpu, a_gets, a_mib) = recent.fold((0.0, 0.0, 0.0, 0.0), |t, s| {
+            (t.0 + s.calls, t.1 + s.cpu_ms, t.2 + s.gets, t.3 + s.mib)
+        });
+        if a_calls < 1.0 {
+            return None;
+        }
         self.points.clear();
         self.points
             .extend(self.slices.iter().map(|s| (s.mib, s.cpu_ms)));
-        let per_mib_ms = sen_slope(&self.points, MIN_SPREAD, MIN_PAIRS, 0.0, &mut self.slopes)
-            .unwrap_or(0.0)
-            .max(0.0);
+        if let Some(b) = sen_slope(&self.points, MIN_SPREAD, MIN_PAIRS, 0.0, &mut self.slopes) {
+            smooth(&mut self.per_mib_ms, b.max(0.0));
+        }
+        let per_mib_ms = self.per_mib_ms.unwrap_or(0.0);
         self.points.clear();
         self.points.extend(
             self.slices
@@ -350,18 +387,30 @@ impl CpuMeter {
                 (s.cpu_ms - per_mib_ms * s.mib - per_call_part * s.calls) / s.gets.max(1.0)
             }),
         );
-        let per_get_ms = quantile(&mut self.slopes, 0.5).max(0.0);
-        let (busy_cpu, busy_wall) = self
-            .busy
+        smooth(
+            &mut self.per_get_ms,
+            quantile(&mut self.slopes, 0.5).max(0.0),
+        );
+        let per_get_ms = self.per_get_ms.unwrap_or(0.0);
+        self.slopes.clear();
+        self.slopes.extend(self.busy.iter().map(|&(_, u)| u));
+        let peak = quantile(&mut self.slopes, 0.9);
+        let n = self.machine_cores;
+        let (others, seen) = self
+            .slices
             .iter()
-            .fold((0.0, 0.0), |(c, w), &(_, sc, sw)| (c + sc, w + sw));
-        let cores = (busy_cpu / busy_wall)
-            .max(cpu / wall)
-            .min(self.machine_cores);
+            .filter_map(|s| s.others_running)
+            .fold((0.0, 0.0), |(sum, k), r| (sum + r, k + 1.0));
+        let fair = if seen > 0.0 {
+            n * n / (n + others / seen)
+        } else {
+            0.0
+        };
+        let cores = peak.max(cpu / wall).max(fair).min(n);
         (cores > 0.0).then_some(CpuPrice {
-            per_call_ms: cpu / calls,
-            gets_per_call: gets / calls,
-            mib_per_call: mib / calls,
+            per_call_ms: a_cpu / a_calls,
+            gets_per_call: a_gets / a_calls,
+            mib_per_call: a_mib / a_calls,
             per_get_ms,
             per_mib_ms,
             cores,
@@ -395,6 +444,12 @@ impl CpuMeter {
             price: self.price,
         }
     }
+}
+
+/// Folds a fit `x` into the smoothed `avg` ([`PRICE_ALPHA`]; the first fit
+/// is taken whole).
+fn smooth(avg: &mut Option<f64>, x: f64) {
+    *avg = Some(avg.map_or(x, |a| a + PRICE_ALPHA * (x - a)));
 }
 
 /// The process's CPU time, ms (all threads, user and system); `None` where
@@ -459,6 +514,22 @@ pub(crate) fn machine_cpu_ticks() -> Option<(u64, u64)> {
     }
 }
 
+/// Runnable threads on the machine now (the reader included): the
+/// numerator of `/proc/loadavg`'s fourth field; `None` off Linux. One small
+/// file read.
+pub(crate) fn machine_running() -> Option<u32> {
+    #[cfg(target_os = "linux")]
+    {
+        let text = std::fs::read_to_string("/proc/loadavg").ok()?;
+        let field = text.split_ascii_whitespace().nth(3)?;
+        field.split('/').next()?.parse().ok()
+    }
+    #[cfg(not(target_os = "linux"))]
+    {
+        None
+    }
+}
+
 fn read_thread_schedstat() -> Option<(u64, u64)> {
     #[cfg(target_os = "linux")]
     {
@@ -489,6 +560,7 @@ mod tests {
             wall_ms,
             wait_share: Some(wait),
             idle_share: Some(if wait > 0.0 { 0.0 } else { 0.5 }),
+            others_running: None,
         }
     }
 
@@ -502,13 +574,46 @@ mod tests {
         assert_eq!(m.price(), None);
         let s = m.snapshot();
         assert!(s.cores_used < 0.6 && s.wait_share < 0.05, "{s:?}");
-        // Waiting at 0.2 of 2 cores beside CPU-bound neighbours: a wake-up's
-        // wait, which a leaner plan would not shorten. No price either.
+        // Threads that wait while the machine idles wait for a wake-up.
         let mut m = CpuMeter::with_cores(2.0);
         for _ in 0..100 {
-            m.close(slice(13.0, 8.0, 12.0, 60.0, 0.75));
+            m.close(Slice {
+                idle_share: Some(0.4),
+                ..slice(13.0, 8.0, 60.0, 60.0, 0.5)
+            });
         }
         assert_eq!(m.price(), None);
+    }
+
+    #[test]
+    fn leaner_plans_using_less_do_not_lower_the_cores() {
+        // A server beside its load generator (threads waiting, no idle
+        // time): fat plans use 1.3 of 2 cores, then leaner ones 0.9. κ stays
+        // at the fat plans' use, what the process got when it asked for more.
+        let mut m = CpuMeter::with_cores(2.0);
+        // Its three threads runnable: fair share 2 · 2 / (2 + 3) = 0.8.
+        let beside = |cpu_ms: f64| Slice {
+            others_running: Some(3.0),
+            ..slice(13.0, 8.0, cpu_ms, 100.0, 0.5)
+        };
+        for _ in 0..MIN_SLICES {
+            m.close(beside(130.0));
+        }
+        assert!((m.price().unwrap().cores - 1.3).abs() < 1e-9);
+        for _ in 0..2 * BUSY_SLICES {
+            m.close(beside(90.0));
+        }
+        assert!((m.price().unwrap().cores - 1.3).abs() < 1e-9);
+        // Busy at 1.0 core with one other thread runnable throughout: its
+        // fair share 2 · 2 / (2 + 1) is more than it used, and is κ.
+        let mut m = CpuMeter::with_cores(2.0);
+        for _ in 0..MIN_SLICES {
+            m.close(Slice {
+                others_running: Some(1.0),
+                ..slice(13.0, 8.0, 100.0, 100.0, 0.5)
+            });
+        }
+        assert!((m.price().unwrap().cores - 4.0 / 3.0).abs() < 1e-9);
     }
 
     #[test]
@@ -528,8 +633,9 @@ mod tests {
         let p = m.price().expect("busy");
         assert!((p.per_mib_ms - 0.7).abs() < 0.02, "{p:?}");
         assert!((p.per_get_ms - 0.2).abs() < 0.03, "{p:?}");
-        // κ: the cores the busy slices used, ≈ 57 ms of CPU per 80 ms.
-        assert!(p.cores > 0.6 && p.cores < 0.85, "{p:?}");
+        // κ: the cores the busy slices used at their peak (≈ 62 ms of CPU
+        // per 80 ms, the bunched ones more), at most the machine's one.
+        assert!(p.cores > 0.75 && p.cores <= 1.0, "{p:?}");
         // At the operating point the call costs what it measured; fewer
         // MiB in more GETs cost less.
         let here = p.call_ms(p.gets_per_call, p.mib_per_call);
@@ -581,6 +687,7 @@ mod tests {
             Some(Clocks {
                 cpu_ms,
                 machine_ticks: Some((idle, total)),
+                running: Some(3),
             })
         };
         assert!(!m.add_get(1.0, None, || at(cpu, 10, 100), 0, t0));
@@ -601,6 +708,7 @@ mod tests {
         assert!((s.wall_ms - n).abs() < 1e-6);
         assert_eq!(s.wait_share, Some(0.1));
         assert_eq!(s.idle_share, Some(0.25));
+        assert_eq!(s.others_running, Some(2.0));
         // No clock, no slice.
         let mut m = CpuMeter::with_cores(2.0);
         for _ in 0..=SLICE_GETS {
@@ -623,6 +731,7 @@ mod tests {
             assert!(run < 10_000_000_000, "{run}");
             let (idle, total) = machine_cpu_ticks().expect("/proc/stat");
             assert!(idle <= total && total > 0, "{idle} {total}");
+            assert!(machine_running().expect("/proc/loadavg") >= 1);
         }
     }
 }

@@ -92,6 +92,8 @@
 //!   re-fetch;
 //! - [`hedge`]: hedged GETs under a budget that follows the store;
 //! - [`load`]: the load estimate and the closed-loop cost;
+//! - [`cpu`]: the client CPU's price and cores, the closed loop's fourth term;
+//! - `robust.rs`: the quantile and the Theil–Sen slope both estimates use;
 //! - `stats.rs`: [`CallStats`] per read, [`StatsSnapshot`] per store;
 //! - [`simulated`]: [`SimulatedStore`], S3's latency profile on one machine
 //!   (for benchmarks and tests);
