@@ -125,7 +125,7 @@ const MIN_PAIRS: usize = 16;
 /// Weight of each new fit in the smoothed `α` and `β`: about the last ten
 /// fits (1 280 GETs) count. One window's fit swings with the few slices that
 /// differ in MiB; the plans, planned by it, swing with it.
-const PRICE_ALPHA: f64 = 0.1;
+pub const PRICE_ALPHA: f64 = 0.1;
 /// Shortest wall time a slice's cores used are measured over, ms.
 const MIN_WALL_MS: f64 = 1.0;
 
