@@ -33,7 +33,9 @@
 //! the MiB received, the calls finished, and the run-queue share
 //! `w = wait / (run + wait)` of the threads that completed the GETs (Linux
 //! `/proc/thread-self/schedstat`: how long they were runnable but not
-//! running). Over the last [`CPU_SLICES`] slices:
+//! running), the machine's idle share of its CPU time (`/proc/stat`) and the
+//! threads runnable on it at the slice's end (`/proc/loadavg`). Over the
+//! last [`CPU_SLICES`] slices:
 //!
 //! - `β` is the Theil–Sen slope of slice CPU against slice MiB (every slice
 //!   has the same number of GETs, so the intercept holds the per-GET and the
