@@ -79,7 +79,9 @@
 //! # Bounds
 //! `O(CPU_SLICES + BUSY_SLICES)` memory; each slice close is `O(CPU_SLICES²)`
 //! (the 496 pairwise slopes, into kept scratch space), once per
-//! [`SLICE_GETS`] GETs. Off Linux the run-queue share is unknown and only
+//! [`SLICE_GETS`] GETs, under the estimator's lock; the clocks it closes
+//! with are read before the lock is taken. Off Linux the run-queue share is
+//! unknown and only
 //! `u` marks a slice busy; where no process CPU clock exists the term is
 //! never used.
 
@@ -262,20 +264,21 @@ impl CpuMeter {
     }
 
     /// Counts one completed GET of `mib`, and the run and wait time of the
-    /// thread that completed it since it last reported (`sched`). At the
-    /// [`SLICE_GETS`]th, closes the slice with the `clocks` read then,
-    /// `calls_done` calls finished so far and the time `now`; the first GET
-    /// only opens one. Returns whether a slice closed.
+    /// thread that completed it since it last reported (`sched`). With
+    /// `clocks` (the caller reads them every [`SLICE_GETS`]th GET, outside
+    /// any lock), closes the slice with them, `calls_done` calls finished so
+    /// far and the time `now`, and opens the next; until the first clocks,
+    /// GETs are not counted. Returns whether a slice closed.
     pub(crate) fn add_get(
         &mut self,
         mib: f64,
         sched: Option<(u64, u64)>,
-        clocks: impl FnOnce() -> Option<Clocks>,
+        clocks: Option<Clocks>,
         calls_done: u64,
         now: Instant,
     ) -> bool {
         let Some((c0, calls0, t0)) = self.open.start else {
-            if let Some(c) = clocks() {
+            if let Some(c) = clocks {
                 self.open = Open {
                     start: Some((c, calls_done, now)),
                     ..Open::default()
@@ -289,10 +292,7 @@ impl CpuMeter {
             self.open.run_ns += run;
             self.open.wait_ns += wait;
         }
-        if self.open.gets < SLICE_GETS {
-            return false;
-        }
-        let Some(c1) = clocks() else {
+        let Some(c1) = clocks else {
             return false;
         };
         let sampled = self.open.run_ns + self.open.wait_ns;
@@ -353,9 +353,8 @@ impl CpuMeter {
         if self.slices.len() < MIN_SLICES || self.busy.is_empty() {
             return None;
         }
-        let calls: f64 = self.slices.iter().map(|s| s.calls).sum();
         let wall: f64 = self.slices.iter().map(|s| s.wall_ms).sum();
-        if calls < 1.0 || wall < MIN_WALL_MS {
+        if wall < MIN_WALL_MS {
             return None;
         }
         let cpu: f64 = self.slices.iter().map(|s| s.cpu_ms).sum();
@@ -684,7 +683,7 @@ mod tests {
         let mut m = CpuMeter::with_cores(2.0);
         let t0 = Instant::now();
         let mut cpu = 1000.0;
-        // The first GET opens the slice; 64 more close it.
+        // The first GET opens the slice; SLICE_GETS more close it.
         let at = |cpu_ms: f64, idle: u64, total: u64| {
             Some(Clocks {
                 cpu_ms,
@@ -692,12 +691,15 @@ mod tests {
                 running: Some(3),
             })
         };
-        assert!(!m.add_get(1.0, None, || at(cpu, 10, 100), 0, t0));
+        assert!(!m.add_get(1.0, None, at(cpu, 10, 100), 0, t0));
         for i in 1..=SLICE_GETS {
             cpu += 1.5;
             let now = t0 + Duration::from_millis(u64::from(i));
             let ticks = u64::from(i);
-            let clocks = || at(cpu, 10 + ticks, 100 + 4 * ticks);
+            // As the estimator does: clocks every SLICE_GETS-th GET.
+            let clocks = (i % SLICE_GETS == 0)
+                .then(|| at(cpu, 10 + ticks, 100 + 4 * ticks))
+                .flatten();
             let closed = m.add_get(0.5, Some((900, 100)), clocks, u64::from(i / 4), now);
             assert_eq!(closed, i == SLICE_GETS);
         }
@@ -714,7 +716,7 @@ mod tests {
         // No clock, no slice.
         let mut m = CpuMeter::with_cores(2.0);
         for _ in 0..=SLICE_GETS {
-            assert!(!m.add_get(1.0, None, || None, 0, t0));
+            assert!(!m.add_get(1.0, None, None, 0, t0));
         }
     }
 

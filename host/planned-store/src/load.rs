@@ -77,8 +77,12 @@
 //! # Bounds and determinism
 //! `O(WINDOW + PRESSURE_WINDOW²)` memory; each refresh, every [`REFRESH`]
 //! GETs, is an `O(PRESSURE_WINDOW²)` pass under the estimator's lock: the
-//! size test's 2 016 pairwise slopes and linear-time medians. Given the same
-//! completion sequence the estimate is the same; a fixed surrogate
+//! size test's 2 016 pairwise slopes and linear-time medians. The CPU
+//! meter's clocks (a syscall and two `/proc` reads every
+//! [`SLICE_GETS`] GETs, one `/proc` read every 4) are read
+//! before the lock is taken. Given the same completion sequence the link
+//! estimate is the same; the CPU's follows the process's own clocks and so
+//! differs between runs. A fixed surrogate
 //! ([`PlannedStoreBuilder::with_surrogate`](crate::PlannedStoreBuilder::with_surrogate))
 //! bypasses it entirely.
 //!
@@ -89,7 +93,7 @@ use std::sync::Mutex;
 use std::sync::atomic::{AtomicU64, Ordering};
 use tokio::time::Instant;
 
-use crate::cpu::{Clocks, CpuMeter, CpuPrice, CpuSnapshot, thread_sched_delta};
+use crate::cpu::{Clocks, CpuMeter, CpuPrice, CpuSnapshot, SLICE_GETS, thread_sched_delta};
 use crate::robust::{quantile, sen_slope};
 
 /// GETs remembered (for the in-flight mean).
@@ -286,19 +290,22 @@ impl LoadEstimator {
 
     /// Records a completed GET; every [`REFRESH`] of them, refreshes the
     /// pressure, the delivered rate and `C`; every
-    /// [`SLICE_GETS`](crate::cpu::SLICE_GETS), the CPU's price.
+    /// [`SLICE_GETS`], the CPU's price.
     pub fn observe(&self, s: GetSample) {
         let mib = s.len as f64 / 1_048_576.0;
-        // Outside the lock: a file read.
-        let sched = (self
-            .observed
-            .fetch_add(1, Ordering::Relaxed)
-            .is_multiple_of(SCHED_EVERY))
-        .then(thread_sched_delta)
-        .flatten();
+        // Outside the lock: file reads and a syscall.
+        let n = self.observed.fetch_add(1, Ordering::Relaxed);
+        let sched = n
+            .is_multiple_of(SCHED_EVERY)
+            .then(thread_sched_delta)
+            .flatten();
+        let clocks = n
+            .is_multiple_of(u64::from(SLICE_GETS))
+            .then(Clocks::read)
+            .flatten();
         let calls_done = self.calls_done.load(Ordering::Relaxed);
         let mut st = self.lock();
-        st.cpu.add_get(mib, sched, Clocks::read, calls_done, s.done);
+        st.cpu.add_get(mib, sched, clocks, calls_done, s.done);
         if st.window.len() == WINDOW {
             st.window.pop_front();
         }

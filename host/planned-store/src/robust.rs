@@ -42,7 +42,7 @@ pub(crate) fn sen_slope(
             }
         }
     }
-    if slopes.is_empty() || slopes.len() < min_pairs {
+    if slopes.len() < min_pairs.max(1) {
         return None;
     }
     let pairs = slopes.len() as f64;
