@@ -5,13 +5,14 @@ use std::ops::Range;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Duration;
 
-use bytes::{Bytes, BytesMut};
+use bytes::Bytes;
 use futures::StreamExt;
 use object_store::path::Path;
 use object_store::{GetOptions, ObjectStore};
 use tokio::sync::Semaphore;
 use tokio::time::{Instant, timeout};
 
+use crate::body::Body;
 use crate::error::PlannedError;
 use crate::hedge::Hedger;
 use crate::load::{GetSample, LoadEstimator};
@@ -38,8 +39,9 @@ impl CallCounters {
     }
 }
 
-/// A GET's bytes and the object's size (for past-the-end errors).
-pub(crate) type Got = (Bytes, u64);
+/// A GET's body, kept as its chunks (never joined: gap bytes are not
+/// copied), and the object's size (for past-the-end errors).
+pub(crate) type Got = (Body, u64);
 
 /// What a GET needs from its store.
 pub(crate) struct Getter<'a, S: ObjectStore + ?Sized> {
@@ -124,17 +126,7 @@ impl<S: ObjectStore + ?Sized> Getter<'_, S> {
             in_flight,
             done: start + latency,
         });
-        let bytes = match chunks.len() {
-            1 => chunks.pop().unwrap_or_default(),
-            _ => {
-                let mut buf = BytesMut::with_capacity(received as usize);
-                for c in chunks {
-                    buf.extend_from_slice(&c);
-                }
-                buf.freeze()
-            }
-        };
-        Ok((bytes, size))
+        Ok((Body::new(chunks), size))
     }
 
     /// An attempt, and one more after a stall or a wrong range or length

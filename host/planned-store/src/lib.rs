@@ -109,6 +109,7 @@
 #![warn(missing_docs)]
 
 pub mod backend;
+mod body;
 mod builder;
 pub mod cpu;
 mod error;
