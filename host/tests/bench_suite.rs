@@ -94,6 +94,13 @@ async fn repeated_runs_report_the_median_repeat_and_the_spread() {
         assert_eq!(r.repeats, 3, "{r:?}");
         assert!(r.qps_min <= r.qps && r.qps <= r.qps_max, "{r:?}");
         assert_eq!(r.queries, 60);
+        // A load-aware warp row says what its estimator saw (every GET of
+        // the last repeat, warm-up included); a fixed rule's row has none.
+        match (&*r.policy, &r.load) {
+            ("warp", Some(l)) => assert!(l.samples >= 65, "{r:?}"),
+            ("warp", None) => panic!("a warp row without its load: {r:?}"),
+            (_, l) => assert!(l.is_none(), "{r:?}"),
+        }
     }
     s.workload.repeats = 0;
     let e = s.run(|_| {}).await.unwrap_err().to_string();

@@ -108,6 +108,9 @@ pub const REFRESH: u32 = 16;
 pub const SATURATED: f64 = 0.10;
 /// The per-MiB price multipliers a call is planned at once `C` is known.
 pub const PRICES: [f64; 9] = [1.0, 2.0, 4.0, 8.0, 16.0, 32.0, 64.0, 256.0, 1024.0];
+/// The measured first byte `f̂` adds candidates planned at it only when it
+/// is this fraction above the prior's (below, the plans would not differ).
+pub const MEASURED_FIXED_MARGIN: f64 = 0.05;
 /// Busy-window rates `C` is the median of.
 pub const BUSY_RATES: usize = 15;
 /// Refreshes in a row that must find the link busy before their delivered
@@ -165,6 +168,9 @@ pub struct LoadSnapshot {
     pub delivered_mib_s: f64,
     /// The link capacity `C`, MiB/s; `None` until the link was seen full.
     pub capacity_mib_s: Option<f64>,
+    /// `f̂`: the mean time a GET held its I/O slot before its body, ms,
+    /// over the last [`WINDOW`] GETs (`None` before [`PRESSURE_WINDOW`]).
+    pub slot_first_byte_ms: Option<f64>,
     /// Mean requests in flight at issue over the window.
     pub mean_in_flight: f64,
     /// Requests in flight now.
@@ -183,6 +189,9 @@ pub struct LoadPrices {
     pub capacity_mib_s: Option<f64>,
     /// The CPU's price and cores, once the CPU was seen busy.
     pub cpu: Option<CpuPrice>,
+    /// `f̂`, ms: what a GET's first byte measured, on average, over the
+    /// last [`WINDOW`] GETs (`None` before [`PRESSURE_WINDOW`] of them).
+    pub first_byte_ms: Option<f64>,
 }
 
 #[derive(Debug, Clone, Copy)]
@@ -209,6 +218,8 @@ struct State {
     /// The last [`BUSY_RATES`] rates measured while the link was busy.
     busy_rates: VecDeque<f64>,
     capacity_mib_s: Option<f64>,
+    /// `f̂` of the last refresh.
+    slot_first_byte_ms: Option<f64>,
     /// Refreshes in a row that found the link busy.
     busy_streak: u32,
     /// The size test's points and pairwise slopes, kept between refreshes
@@ -281,6 +292,7 @@ impl LoadEstimator {
         LoadPrices {
             capacity_mib_s: st.capacity_mib_s,
             cpu: st.cpu.price(),
+            first_byte_ms: st.slot_first_byte_ms,
         }
     }
 
@@ -346,6 +358,7 @@ impl LoadEstimator {
             pressure: st.pressure,
             delivered_mib_s: st.delivered_mib_s,
             capacity_mib_s: st.capacity_mib_s,
+            slot_first_byte_ms: st.slot_first_byte_ms,
             mean_in_flight: if n == 0 {
                 0.0
             } else {
@@ -376,6 +389,7 @@ fn refresh(st: &mut State, prior: (f64, f64)) {
     // plus its measured body, unless no body in the window took time (a
     // store that hands bodies over with the headers): then whole latency.
     let streamed = recent.iter().any(|s| s.body_ms >= MIN_BODY_MS);
+    st.slot_first_byte_ms = Some(mean_first_byte(&st.window, streamed, prior.1));
     let mut ratios: Vec<f64> = recent
         .iter()
         .map(|s| {
@@ -434,6 +448,25 @@ fn refresh(st: &mut State, prior: (f64, f64)) {
     }
 }
 
+/// `f̂`: the mean first byte over `window`, ms — how long a GET holds its
+/// I/O slot before its body arrives, wake-up delays and the tail included
+/// (Little's law: slots in use = GET rate × mean holding time). From a
+/// store that hands bodies over with their headers (`streamed` false) it is
+/// each GET's latency less its body at the prior's `per_mib_ms`. `O(W)`.
+fn mean_first_byte(window: &VecDeque<Seen>, streamed: bool, per_mib_ms: f64) -> f64 {
+    let sum: f64 = window
+        .iter()
+        .map(|s| {
+            if streamed {
+                s.latency_ms - s.body_ms
+            } else {
+                (s.latency_ms - per_mib_ms * s.mib).max(0.0)
+            }
+        })
+        .sum();
+    sum / window.len().max(1) as f64
+}
+
 /// The lower 97.5 % confidence bound of the Theil–Sen slope of body time
 /// against size, ms per MiB ([`sen_slope`] at `z =` 1.96); `None` with fewer
 /// than [`MIN_PAIRS`] pairs of `window` whose sizes differ by at least
@@ -465,17 +498,23 @@ pub struct ClosedLoop {
     pub capacity_mib_s: f64,
     /// `c(plan)` and `κ`; `None` drops the CPU term.
     pub cpu: Option<CpuPrice>,
+    /// `e = max(0, f̂ − fixed)`, ms: how much longer than the prior's first
+    /// byte a GET measured holding its slot (0 while unmeasured).
+    pub first_byte_excess_ms: f64,
 }
 
 impl ClosedLoop {
     /// What one call's plan of `gets` GETs, `bytes` bytes, critical path
     /// `b_ms = B` and slot time `hold_ms = H` (both under the prior) costs:
-    /// `max(B, Q · 1000 · bytes/2²⁰ / C, Q · H / S, Q · c(plan) / κ)` ms.
-    /// `O(1)`.
+    /// `max(B + e, Q · 1000 · bytes/2²⁰ / C, Q · (H + gets · e) / S,
+    /// Q · c(plan) / κ)` ms, with `e` the measured first byte's excess over
+    /// the prior's (each GET holds its slot that much longer). `O(1)`.
     pub fn cost_ms(&self, b_ms: f64, bytes: u64, hold_ms: f64, gets: usize) -> f64 {
         let mib = bytes as f64 / 1_048_576.0;
+        let e = self.first_byte_excess_ms.max(0.0);
+        let b_ms = b_ms + e;
         let link = self.calls * 1000.0 * mib / self.capacity_mib_s;
-        let io = self.calls * hold_ms / self.slots.max(1.0);
+        let io = self.calls * (hold_ms + gets as f64 * e) / self.slots.max(1.0);
         let cpu = self
             .cpu
             .map_or(0.0, |p| self.calls * p.call_ms(gets as f64, mib) / p.cores);
@@ -716,6 +755,7 @@ mod tests {
             slots: 64.0,
             capacity_mib_s,
             cpu: None,
+            first_byte_excess_ms: 0.0,
         };
         let lean = at(1024.0).cost_ms(60.0, 6 * mib, 13.0 * 27.0, 13);
         assert!((lean - 187.5).abs() < 1e-9, "{lean}");
@@ -751,5 +791,43 @@ mod tests {
         let lean_busy = busy.cost_ms(60.0, 6 * mib, 13.0 * 27.0, 13);
         assert!((merged_busy - 896.0).abs() < 1e-9, "{merged_busy}");
         assert!((lean_busy - 582.4).abs() < 1e-9, "{lean_busy}");
+        // On the 4096 MiB/s link, GETs that measure 5 ms more first byte
+        // than the prior's: each holds its slot that much longer, so the
+        // lean plan's slot term is 32 · 13 · 32 / 64 = 208 ms, the merged
+        // one's 32 · 6 · 42.5 / 64 = 127.5; the critical path grows by 5.
+        let slow = ClosedLoop {
+            first_byte_excess_ms: 5.0,
+            ..at(4096.0)
+        };
+        let lean_slow = slow.cost_ms(60.0, 6 * mib, 13.0 * 27.0, 13);
+        assert!((lean_slow - 208.0).abs() < 1e-9, "{lean_slow}");
+        let merged_slow = slow.cost_ms(60.0, 15 * mib, 6.0 * 37.5, 6);
+        assert!((merged_slow - 127.5).abs() < 1e-9, "{merged_slow}");
+        let one_slow = ClosedLoop { calls: 1.0, ..slow };
+        assert_eq!(one_slow.cost_ms(60.0, 6 * mib, 351.0, 13), 65.0);
+    }
+
+    #[test]
+    fn the_slot_first_byte_is_the_mean_measured() {
+        let est = LoadEstimator::new();
+        est.note_prior(PRIOR);
+        assert_eq!(est.note_prior(PRIOR).first_byte_ms, None);
+        let mut t = Instant::now();
+        // 1 MiB GETs whose headers come at 30 ms, every fourth at 50, and
+        // whose bodies take the prior's 5 ms: f̂ = 35 ms.
+        feed_with(&est, &mut t, WINDOW, 2.0, |i| {
+            let fb = if i % 4 == 0 { 50.0 } else { 30.0 };
+            (1 << 20, fb, fb + 5.0)
+        });
+        let f = est.note_prior(PRIOR).first_byte_ms.unwrap();
+        assert!((f - 35.0).abs() < 1e-9, "{f}");
+        assert_eq!(est.snapshot().slot_first_byte_ms, Some(f));
+        // A store that hands bodies over with the headers: each GET's
+        // latency less its body at the prior's 5 ms/MiB.
+        let est = LoadEstimator::new();
+        est.note_prior(PRIOR);
+        feed(&est, &mut t, WINDOW, 2 << 20, 40.0, 2.0);
+        let f = est.note_prior(PRIOR).first_byte_ms.unwrap();
+        assert!((f - 30.0).abs() < 1e-9, "{f}");
     }
 }

@@ -24,7 +24,7 @@ use crate::builder::{PlanOptions, PlannedStoreBuilder};
 use crate::error::PlannedError;
 use crate::get::{CallCounters, Getter, Got};
 use crate::hedge::Hedger;
-use crate::load::{ClosedLoop, LoadEstimator, LoadSnapshot, PRICES};
+use crate::load::{ClosedLoop, LoadEstimator, LoadSnapshot, MEASURED_FIXED_MARGIN, PRICES};
 use crate::ranges::{answer, normalize};
 use crate::stats::{CallStats, Stats, StatsSnapshot};
 
@@ -292,11 +292,20 @@ impl<S: ObjectStore + ?Sized> PlannedStore<S> {
             // An unknown capacity charges nothing for bytes.
             capacity_mib_s: prices.capacity_mib_s.unwrap_or(f64::INFINITY),
             cpu: prices.cpu,
+            first_byte_excess_ms: prices
+                .first_byte_ms
+                .map_or(0.0, |f| (f - fixed_ms).max(0.0)),
         };
+        // The measured first byte, when it is well above the prior's: the
+        // fixed cost a GET really has here (wake-ups, a slow store).
+        let measured_fixed = prices
+            .first_byte_ms
+            .filter(|&f| f > fixed_ms * (1.0 + MEASURED_FIXED_MARGIN));
         let required: u64 = req.intervals.iter().map(|i| i.len).sum();
-        // One candidate: the plan at per-MiB price `m · base` and parallelism
-        // `p`, with its closed-loop cost under the prior.
-        let candidate = |m: f64, parallelism: Option<f64>| {
+        // One candidate: the plan at first byte `fixed`, per-MiB price
+        // `m · base` and parallelism `p`, with its closed-loop cost under
+        // the prior and the measured first byte.
+        let candidate_at = |fixed_ms: f64, m: f64, parallelism: Option<f64>| {
             let surrogate = Surrogate::Affine {
                 fixed_ms,
                 per_mib_ms: base * m,
@@ -315,6 +324,7 @@ impl<S: ObjectStore + ?Sized> PlannedStore<S> {
                 closed_loop.cost_ms(unloaded.b_ms, unloaded.bytes, unloaded.w_ms, requests.len());
             Ok::<_, PlannedError>((cost, requests, summary, backend, surrogate))
         };
+        let candidate = |m: f64, parallelism: Option<f64>| candidate_at(fixed_ms, m, parallelism);
         // The planner's own plan, then the resource-priced ones: `P = 1`
         // (`min W`, no critical-path term) at each price, so that a dearer
         // byte never keeps adjacent intervals apart.
@@ -329,6 +339,16 @@ impl<S: ObjectStore + ?Sized> PlannedStore<S> {
                     if next.0 < best.0 {
                         best = next;
                     }
+                }
+            }
+        }
+        if let Some(f) = measured_fixed {
+            // A dearer GET: the planner's plan, and the fewest-slot-time
+            // one, at the first byte measured.
+            for p in [req.parallelism, Some(1.0)] {
+                let next = candidate_at(f, 1.0, p)?;
+                if next.0 < best.0 {
+                    best = next;
                 }
             }
         }

@@ -32,5 +32,5 @@ mod suite;
 pub use answers::AnswerBook;
 pub use cache::{CacheSize, MAX_CACHE_MIB};
 pub use recorder::Recorder;
-pub use row::{BenchRow, table};
+pub use row::{BenchRow, LoadRow, table};
 pub use suite::{DEFAULT_MAX_ERROR_RATE, RunSpec, Suite, Target, Workload};

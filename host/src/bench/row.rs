@@ -74,6 +74,54 @@ pub struct BenchRow {
     pub qps_min: f64,
     /// Highest QPS over the repeats.
     pub qps_max: f64,
+    /// What the store's load estimator believed at the end of the run
+    /// (`None` for a run that planned with a fixed surrogate).
+    pub load: Option<LoadRow>,
+}
+
+/// The load estimator's state at the end of a run (ARCHITECTURE §8): the
+/// prices the load-aware plans were chosen by, so that a row says why
+/// `warp` planned as it did.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize)]
+pub struct LoadRow {
+    /// GETs the estimator observed (warm-up included).
+    pub samples: u64,
+    /// The last link pressure `π`.
+    pub pressure: f64,
+    /// The link capacity `C`, MiB/s, once the link was seen full.
+    pub capacity_mib_s: Option<f64>,
+    /// `f̂`, the mean first byte of the last GETs, ms: how long a GET held
+    /// its I/O slot before its body.
+    pub first_byte_ms: Option<f64>,
+    /// Cores the process used over the CPU meter's window.
+    pub cpu_cores_used: f64,
+    /// Run-queue share of the sampled threads over that window.
+    pub cpu_wait_share: f64,
+    /// `κ`, cores available, once the CPU was seen busy.
+    pub cpu_cores_available: Option<f64>,
+    /// `β`, client CPU per MiB received, ms.
+    pub cpu_ms_per_mib: Option<f64>,
+    /// `α`, client CPU per GET, ms.
+    pub cpu_ms_per_get: Option<f64>,
+}
+
+impl LoadRow {
+    /// The row of a [`LoadSnapshot`](warp_planned_store::LoadSnapshot).
+    /// `O(1)`.
+    pub fn of(s: &warp_planned_store::LoadSnapshot) -> Self {
+        let price = s.cpu.price;
+        Self {
+            samples: s.samples,
+            pressure: s.pressure,
+            capacity_mib_s: s.capacity_mib_s,
+            first_byte_ms: s.slot_first_byte_ms,
+            cpu_cores_used: s.cpu.cores_used,
+            cpu_wait_share: s.cpu.wait_share,
+            cpu_cores_available: price.map(|p| p.cores),
+            cpu_ms_per_mib: price.map(|p| p.per_mib_ms),
+            cpu_ms_per_get: price.map(|p| p.per_get_ms),
+        }
+    }
 }
 
 impl BenchRow {

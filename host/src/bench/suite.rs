@@ -33,13 +33,13 @@ use std::ops::Range;
 use std::sync::Arc;
 use std::time::Instant;
 
-use planner_core::Pricing;
+use planner_core::{Method, Pricing};
 use tokio::task::JoinSet;
 
 use super::answers::AnswerBook;
 use super::cache::CacheSize;
 use super::recorder::Recorder;
-use super::row::BenchRow;
+use super::row::{BenchRow, LoadRow};
 use crate::error::{Error, Result};
 use crate::query::{BackendFactory, Index, SearchParams, SearchResult, Searcher};
 
@@ -265,6 +265,9 @@ impl Suite {
         row.errors = failures.count;
         row.error_rate = failures.count as f64 / issued.max(1) as f64;
         row.first_error = failures.first;
+        let plan = &spec.params.plan;
+        row.load = (plan.load_aware && plan.method == Method::Warp)
+            .then(|| LoadRow::of(&searcher.store().load()));
         Ok(row)
     }
 }
