@@ -5,6 +5,8 @@ use std::sync::Arc;
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicBool, Ordering};
 
+use tokio::time::Instant;
+
 use crate::faults::Fault;
 
 /// Shared between the HTTP layer (which records the request and owns the
@@ -12,6 +14,12 @@ use crate::faults::Fault;
 /// through the request's extensions.
 #[derive(Debug)]
 pub struct RequestContext {
+    /// When the HTTP layer had the request's headers: the instant the
+    /// latency model counts a GET's first byte from, so that the server's
+    /// own work on it (SigV4 verification, parsing, the storage lookup)
+    /// is inside the modelled first byte, as a real store's is, and not
+    /// added to it by a busy machine.
+    arrived: Instant,
     /// Set: the connection closes with a TCP RST.
     conn_reset: Arc<AtomicBool>,
     /// Set: no response is sent at all.
@@ -26,11 +34,17 @@ impl RequestContext {
     /// `conn_reset`.
     pub fn new(conn_reset: Arc<AtomicBool>) -> Self {
         Self {
+            arrived: Instant::now(),
             conn_reset,
             no_response: AtomicBool::new(false),
             fault: Mutex::new(None),
             flipped: Mutex::new(None),
         }
+    }
+
+    /// When the request's headers were read (see the field).
+    pub fn arrived(&self) -> Instant {
+        self.arrived
     }
 
     /// Records the fault injected.

@@ -327,7 +327,13 @@ impl S3 for Backend {
             c.set_fault(drawn.fault);
         }
         let keep = (drawn.fault == Some(Fault::Truncate)).then_some(len / 2);
-        let mut transfer = self.state.model().start(keep.unwrap_or(len));
+        // The first byte counts from the request's arrival: the work above
+        // (and s3s's signature check before it) is the server's own time,
+        // inside the modelled latency.
+        let mut transfer = self
+            .state
+            .model()
+            .start_at(arrived(ctx.as_deref()), keep.unwrap_or(len));
         if drawn.fault == Some(Fault::Delay) {
             transfer.delay_headers(drawn.delay);
         }
@@ -398,6 +404,7 @@ impl S3 for Backend {
         &self,
         req: S3Request<HeadObjectInput>,
     ) -> S3Result<S3Response<HeadObjectOutput>> {
+        let issued = arrived(req.extensions.get::<Arc<RequestContext>>().map(|c| &**c));
         let input = req.input;
         let object = self
             .state
@@ -410,7 +417,7 @@ impl S3 for Backend {
             input.if_none_match.as_ref(),
         )?;
         // A HEAD is a GET without a body: it waits the first byte.
-        let transfer = self.state.model().start(0);
+        let transfer = self.state.model().start_at(issued, 0);
         sleep_until(&PreciseTimer, transfer.headers_at()).await;
         Ok(S3Response::new(HeadObjectOutput {
             content_length: i64::try_from(object.len).ok(),
@@ -690,6 +697,12 @@ fn etag_of(object: &Object) -> ETag {
     etag(object)
 }
 
+/// When `ctx`'s request arrived, or now for a request that came without one
+/// (a handler called directly). `O(1)`.
+fn arrived(ctx: Option<&RequestContext>) -> tokio::time::Instant {
+    ctx.map_or_else(tokio::time::Instant::now, RequestContext::arrived)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -713,6 +726,34 @@ mod tests {
         assert_eq!(items[0].as_ref().unwrap(), &Bytes::from_static(b"abc"));
         assert!(items[1].is_err());
         assert_eq!(body_items(vec![Bytes::from_static(b"ab")], None).len(), 1);
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn the_first_byte_counts_from_the_requests_arrival() {
+        use std::sync::atomic::AtomicBool;
+        use std::time::Duration;
+        let model = Arc::new(warp_latency_model::Model::new(
+            warp_latency_model::SimulateConfig {
+                first_byte_ms: 30.0,
+                tail_probability: 0.0,
+                ..warp_latency_model::SimulateConfig::s3()
+            },
+        ));
+        let ctx = RequestContext::new(Arc::new(AtomicBool::new(false)));
+        // The server spends 12 ms on the request (a busy machine, SigV4)
+        // before its handler starts the transfer: the headers still go out
+        // 30 ms after the request arrived, not 30 ms after that work.
+        tokio::time::advance(Duration::from_millis(12)).await;
+        let issued = arrived(Some(&ctx));
+        assert_eq!(issued, ctx.arrived());
+        let t = model.start_at(issued, 0);
+        let left_ms = |t: &warp_latency_model::Transfer| {
+            (t.headers_at() - tokio::time::Instant::now()).as_secs_f64() * 1000.0
+        };
+        assert!((left_ms(&t) - 18.0).abs() < 1e-3, "{}", left_ms(&t));
+        // Without a context (a handler called directly) it counts from now.
+        let t = model.start_at(arrived(None), 0);
+        assert!((left_ms(&t) - 30.0).abs() < 1e-3, "{}", left_ms(&t));
     }
 
     #[test]
