@@ -10,15 +10,21 @@
 //! total unloaded time `H = Σ_g t₀(L_g)` therefore takes at least
 //!
 //! ```text
-//! R(plan) = max( B(plan) = max_g t₀(L_g),   its own critical path
+//! R(plan) = max( B(plan) + e,                its own critical path
 //!                Q · 1000 · bytes/2²⁰ / C,  its share of the link
-//!                Q · H / S,                 its share of the I/O slots
+//!                Q · (H + |π| · e) / S,     its share of the I/O slots
 //!                Q · c(plan) / κ )          its share of the client's CPU
 //! ```
 //!
-//! in a closed loop where every call is like it, with `c(plan)` the CPU a
-//! call of that plan costs the process and `κ` the cores it has (the
-//! [`cpu`](crate::cpu) module: a received byte and a GET cost CPU too).
+//! in a closed loop where every call is like it, with `B(plan) = max_g
+//! t₀(L_g)`, `c(plan)` the CPU a call of that plan costs the process and `κ`
+//! the cores it has (the [`cpu`](crate::cpu) module: a received byte and a
+//! GET cost CPU too), and `e = max(0, f̂ − fixed)` the measured first byte's
+//! excess over the prior's: `f̂` is the mean time the last [`WINDOW`] GETs
+//! held their slot before their bodies, tail and wake-ups included (Little's
+//! law: slots in use = GET rate × mean holding time, where the prior states
+//! the median). When `f̂ > (1 + `[`MEASURED_FIXED_MARGIN`]`) · fixed`, the
+//! plans at first byte `f̂` (as asked and at `P = 1`) are candidates too.
 //! Merging across gaps lowers the third term and raises the second and the
 //! fourth; the planner alone, pricing a byte at `base`, sees only the first.
 //! So, once `C` or `κ` is known, [`PlannedStore`] plans
