@@ -286,21 +286,24 @@ impl<S: ObjectStore + ?Sized> PlannedStore<S> {
             return Ok((r, s, b, req.surrogate.clone()));
         };
         let slots = self.io_slots as f64;
+        // The measured first byte prices a GET only while the process is not
+        // CPU-bound: a first byte late because this process keeps its cores
+        // busy is the CPU term's to price, and charging it to GETs as well
+        // would merge more, fetch more bytes, load the CPU more and read a
+        // later first byte still: a loop.
+        let first_byte_ms = prices.first_byte_ms.filter(|_| prices.cpu.is_none());
         let closed_loop = ClosedLoop {
             calls: calls as f64,
             slots,
             // An unknown capacity charges nothing for bytes.
             capacity_mib_s: prices.capacity_mib_s.unwrap_or(f64::INFINITY),
             cpu: prices.cpu,
-            first_byte_excess_ms: prices
-                .first_byte_ms
-                .map_or(0.0, |f| (f - fixed_ms).max(0.0)),
+            first_byte_excess_ms: first_byte_ms.map_or(0.0, |f| (f - fixed_ms).max(0.0)),
         };
         // The measured first byte, when it is well above the prior's: the
         // fixed cost a GET really has here (wake-ups, a slow store).
-        let measured_fixed = prices
-            .first_byte_ms
-            .filter(|&f| f > fixed_ms * (1.0 + MEASURED_FIXED_MARGIN));
+        let measured_fixed =
+            first_byte_ms.filter(|&f| f > fixed_ms * (1.0 + MEASURED_FIXED_MARGIN));
         let required: u64 = req.intervals.iter().map(|i| i.len).sum();
         // One candidate: the plan at first byte `fixed`, per-MiB price
         // `m · base` and parallelism `p`, with its closed-loop cost under
