@@ -25,6 +25,8 @@
 //! law: slots in use = GET rate × mean holding time, where the prior states
 //! the median). When `f̂ > (1 + `[`MEASURED_FIXED_MARGIN`]`) · fixed`, the
 //! plans at first byte `f̂` (as asked and at `P = 1`) are candidates too.
+//! Both only while the CPU price is unknown: a late first byte of a
+//! CPU-bound process is the CPU term's to price.
 //! Merging across gaps lowers the third term and raises the second and the
 //! fourth; the planner alone, pricing a byte at `base`, sees only the first.
 //! So, once `C` or `κ` is known, [`PlannedStore`] plans
