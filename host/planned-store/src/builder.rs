@@ -65,6 +65,13 @@ impl Default for PlanOptions {
 }
 
 impl PlanOptions {
+    /// Whether a read with these options is planned by the load estimate
+    /// (ARCHITECTURE §8): the `warp` method with `load_aware` set (and an
+    /// affine surrogate, which the store checks). `O(1)`.
+    pub fn plans_by_load(&self) -> bool {
+        self.load_aware && self.method == Method::Warp
+    }
+
     /// Checks every field; the error names the first bad one.
     ///
     /// # Errors

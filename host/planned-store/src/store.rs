@@ -15,7 +15,7 @@ use object_store::{
     CopyOptions, GetOptions, GetResult, ListResult, MultipartUpload, ObjectMeta, ObjectStore,
     PutMultipartOptions, PutOptions, PutPayload, PutResult, RenameOptions,
 };
-use planner_core::{Interval, Method, Parallelism, PlanRequest, PlanSummary, Request, Surrogate};
+use planner_core::{Interval, Parallelism, PlanRequest, PlanSummary, Request, Surrogate};
 use tokio::sync::Semaphore;
 use tokio::time::Instant;
 
@@ -263,6 +263,9 @@ impl<S: ObjectStore + ?Sized> PlannedStore<S> {
     ///   need; the closed-loop cost charges them only when `Q · H / S`
     ///   binds (the link term is 0 while its capacity is unknown, the CPU
     ///   term while the CPU was not seen busy);
+    /// - while the CPU price is unknown and the measured mean first byte `f̂`
+    ///   is more than [`MEASURED_FIXED_MARGIN`] above the prior's, at first
+    ///   byte `f̂`, as asked and at `P = 1` (a GET dearer than the prior says);
     /// - once the link's capacity `C` or the CPU's price is known, at `P = 1`
     ///   for each per-MiB price `m · base` of [`PRICES`] (fewer bytes where
     ///   the link or the client's CPU binds).
@@ -271,7 +274,7 @@ impl<S: ObjectStore + ?Sized> PlannedStore<S> {
     /// the backend, and that surrogate.
     ///
     /// # Complexity
-    /// One plan, or at most `3 + |PRICES|` plans and as many `O(K)`
+    /// One plan, or at most `5 + |PRICES|` plans and as many `O(K)`
     /// evaluations.
     fn plan(
         &self,
@@ -281,7 +284,7 @@ impl<S: ObjectStore + ?Sized> PlannedStore<S> {
     ) -> Result<(Vec<Request>, PlanSummary, &'static str, Surrogate), PlannedError> {
         let prior = affine(req.surrogate).filter(|_| opts.load_aware);
         let prices = prior.map(|p| self.load.note_prior(p)).unwrap_or_default();
-        let (Some((fixed_ms, base)), Method::Warp) = (prior, opts.method) else {
+        let (Some((fixed_ms, base)), true) = (prior, opts.plans_by_load()) else {
             let (r, s, b) = self.planners.plan(req).map_err(PlannedError::Plan)?;
             return Ok((r, s, b, req.surrogate.clone()));
         };
@@ -325,7 +328,7 @@ impl<S: ObjectStore + ?Sized> PlannedStore<S> {
                 planner_core::summarize(&requests, required, req.surrogate, Parallelism::Unbounded);
             let cost =
                 closed_loop.cost_ms(unloaded.b_ms, unloaded.bytes, unloaded.w_ms, requests.len());
-            Ok::<_, PlannedError>((cost, requests, summary, backend, surrogate))
+            Ok::<_, PlannedError>((cost, (requests, summary, backend, surrogate)))
         };
         let candidate = |m: f64, parallelism: Option<f64>| candidate_at(fixed_ms, m, parallelism);
         // The planner's own plan, then the resource-priced ones: `P = 1`
@@ -338,10 +341,7 @@ impl<S: ObjectStore + ?Sized> PlannedStore<S> {
                 let wider = wider.min(slots);
                 if wider > last {
                     last = wider;
-                    let next = candidate(1.0, Some(wider))?;
-                    if next.0 < best.0 {
-                        best = next;
-                    }
+                    best = cheaper(best, candidate(1.0, Some(wider))?);
                 }
             }
         }
@@ -349,15 +349,11 @@ impl<S: ObjectStore + ?Sized> PlannedStore<S> {
             // A dearer GET: the planner's plan, and the fewest-slot-time
             // one, at the first byte measured.
             for p in [req.parallelism, Some(1.0)] {
-                let next = candidate_at(f, 1.0, p)?;
-                if next.0 < best.0 {
-                    best = next;
-                }
+                best = cheaper(best, candidate_at(f, 1.0, p)?);
             }
         }
         if prices.capacity_mib_s.is_none() && prices.cpu.is_none() {
-            let (_, requests, summary, backend, surrogate) = best;
-            return Ok((requests, summary, backend, surrogate));
+            return Ok(best.1);
         }
         let asked_p1 = req.parallelism == Some(1.0);
         for m in PRICES {
@@ -365,14 +361,15 @@ impl<S: ObjectStore + ?Sized> PlannedStore<S> {
                 // That plan is the planner's own, already priced.
                 continue;
             }
-            let next = candidate(m, Some(1.0))?;
-            if next.0 < best.0 {
-                best = next;
-            }
+            best = cheaper(best, candidate(m, Some(1.0))?);
         }
-        let (_, requests, summary, backend, surrogate) = best;
-        Ok((requests, summary, backend, surrogate))
+        Ok(best.1)
     }
+}
+
+/// The cheaper of two costed candidates, ties to the earlier `a`. `O(1)`.
+fn cheaper<T>(a: (f64, T), b: (f64, T)) -> (f64, T) {
+    if b.0 < a.0 { b } else { a }
 }
 
 /// `(fixed_ms, per_mib_ms)` of an affine surrogate.

@@ -33,7 +33,7 @@ use std::ops::Range;
 use std::sync::Arc;
 use std::time::Instant;
 
-use planner_core::{Method, Pricing};
+use planner_core::Pricing;
 use tokio::task::JoinSet;
 
 use super::answers::AnswerBook;
@@ -265,8 +265,10 @@ impl Suite {
         row.errors = failures.count;
         row.error_rate = failures.count as f64 / issued.max(1) as f64;
         row.first_error = failures.first;
-        let plan = &spec.params.plan;
-        row.load = (plan.load_aware && plan.method == Method::Warp)
+        row.load = spec
+            .params
+            .plan
+            .plans_by_load()
             .then(|| LoadRow::of(&searcher.store().load()));
         Ok(row)
     }
