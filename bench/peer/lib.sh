@@ -1,4 +1,5 @@
-# Sourced by bench/peer/run.sh, concurrency.sh and quality.sh: what the drivers share.
+# Sourced by bench/peer/run.sh, concurrency.sh, quality.sh, s3-bench.sh and
+# bench/serve/s3.sh: what the drivers share.
 #
 #   peer_tools WHO                     → sets py (the peer venv's python), warp
 #                                          and warp_s3 (the executables), or exits
@@ -8,6 +9,9 @@
 #                                          sets peer_s3_pid and exports
 #                                          AWS_ENDPOINT_URL and the keys
 #   peer_stop_s3                       → stops it (for the caller's EXIT trap)
+#   peer_build_on_s3 URL FLAGS…        → `warp build --url URL FLAGS…` on the running
+#                                          warp-s3 with its latency model off, then
+#                                          the model it had back
 #   peer_data WHO WORK                 → resolves the set from the caller's `data`
 #                                          (--data DIR) or `synthetic`/`dim`
 #                                          (--synthetic N --dim D) into `data`
@@ -41,6 +45,16 @@ peer_start_s3() {
 
 peer_stop_s3() {
   [ -z "$peer_s3_pid" ] || { kill "$peer_s3_pid" 2>/dev/null || true; wait "$peer_s3_pid" 2>/dev/null || true; }
+}
+
+peer_build_on_s3() {
+  local url="$1"; shift
+  local settings="$AWS_ENDPOINT_URL/__warp/settings" model
+  model=$(curl -sf "$settings" | "$py" -c 'import json,sys; print(json.dumps({"model": json.load(sys.stdin)["model"]}))')
+  curl -sf -X PUT "$settings" \
+    -d '{"model":{"first_byte_ms":0,"per_mib_ms":0,"tail_probability":0,"first_byte_sigma":0}}' >/dev/null
+  "$warp" build --url "$url" "$@" >/dev/null
+  curl -sf -X PUT "$settings" -d "$model" >/dev/null
 }
 
 peer_data() {

@@ -38,12 +38,8 @@ cleanup() {
 }
 trap cleanup EXIT
 peer_start_s3 "$work" --max-seconds 7200 "${server[@]}"
-settings() { curl -sf -X "$1" "$AWS_ENDPOINT_URL/__warp/settings" ${2:+-d "$2"}; }
-model=$(settings GET | "$py" -c 'import json,sys; print(json.dumps({"model": json.load(sys.stdin)["model"]}))')
-settings PUT '{"model":{"first_byte_ms":0,"per_mib_ms":0,"tail_probability":0,"first_byte_sigma":0}}' >/dev/null
 build=(--input "$data/base.fvecs" --queries "$data/queries.fvecs" --groundtruth "$data/groundtruth.ivecs" --nlist "$nlist")
 "$warp" build --url "$work/index" "${build[@]}" >/dev/null
-"$warp" build --url s3://peer-bench/serve "${build[@]}" >/dev/null
-settings PUT "$model" >/dev/null
-echo "bench/serve/s3.sh: warp-s3 at $AWS_ENDPOINT_URL, $model" >&2
+peer_build_on_s3 s3://peer-bench/serve "${build[@]}"
+echo "bench/serve/s3.sh: warp-s3 at $AWS_ENDPOINT_URL, $(curl -sf "$AWS_ENDPOINT_URL/__warp/settings")" >&2
 bench/serve/load.sh "$work/index" "$out" --store-url s3://peer-bench/serve --warp "$warp" "${pass[@]}"
