@@ -17,7 +17,7 @@
 use bytes::Bytes;
 
 /// A body of `len` bytes held as its chunks, in order, none empty.
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Default)]
 pub(crate) struct Body {
     chunks: Vec<Bytes>,
     /// `starts[i]`: the offset of `chunks[i]` within the body.
@@ -52,13 +52,15 @@ impl Body {
     /// end), in order: zero-copy slices of the chunks. Empty for an empty
     /// or out-of-body range. `O(log c + p)`.
     pub(crate) fn pieces(&self, lo: u64, hi: u64) -> impl Iterator<Item = Bytes> + '_ {
+        // An empty range starts past every chunk: nothing is taken.
         let hi = hi.min(self.len);
+        let lo = if lo < hi { lo } else { self.len };
         // The chunk holding `lo`: the last one starting at or before it.
         let first = self.starts.partition_point(|&s| s <= lo).saturating_sub(1);
         self.chunks[first..]
             .iter()
             .zip(&self.starts[first..])
-            .take_while(move |&(_, &s)| s < hi && lo < hi)
+            .take_while(move |&(_, &s)| s < hi)
             .filter_map(move |(c, &s)| {
                 let a = lo.max(s) - s;
                 let b = hi.min(s + c.len() as u64) - s;
