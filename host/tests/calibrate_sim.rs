@@ -21,7 +21,8 @@ async fn calibrate(sim: SimulateConfig, repeats: usize, concurrency: Vec<usize>)
         .put(&path, scratch_bytes(OBJECT as usize, 3).into())
         .await
         .unwrap();
-    let store: Arc<dyn ObjectStore> = Arc::new(SimulatedStore::new(inner, sim));
+    let simulated = Arc::new(SimulatedStore::new(inner, sim));
+    let store: Arc<dyn ObjectStore> = simulated.clone();
     let cfg = MeasureConfig {
         sizes: log_sizes(4096, OBJECT).unwrap(),
         repeats,
@@ -30,6 +31,10 @@ async fn calibrate(sim: SimulateConfig, repeats: usize, concurrency: Vec<usize>)
     };
     let (samples, batches) = measure(store, &path, OBJECT, &cfg, |_| {}).await.unwrap();
     assert_eq!(samples.len() as u64, cfg.total_gets());
+    // Before the timed GETs at each concurrency `c`, `c` untimed ones open
+    // the client's connections; only the timed ones are samples.
+    let warm_up: usize = cfg.concurrency.iter().sum();
+    assert_eq!(simulated.requests(), cfg.total_gets() + warm_up as u64);
     Calibration::from_measurements(&samples, &batches).unwrap()
 }
 
