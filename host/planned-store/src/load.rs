@@ -85,7 +85,9 @@
 //! # Bounds and determinism
 //! `O(WINDOW + PRESSURE_WINDOW²)` memory; each refresh, every [`REFRESH`]
 //! GETs, is an `O(PRESSURE_WINDOW²)` pass under the estimator's lock: the
-//! size test's 2 016 pairwise slopes and linear-time medians. The CPU
+//! size test's 2 016 pairwise slopes and linear-time medians, over the
+//! window in place and into scratch space kept between refreshes (a warm
+//! estimator allocates nothing). The CPU
 //! meter's clocks (a syscall and two `/proc` reads every
 //! [`SLICE_GETS`] GETs, one `/proc` read every 4) are read
 //! before the lock is taken. Given the same completion sequence the link
@@ -234,6 +236,9 @@ struct State {
     /// so that a refresh under the lock does not allocate its 2 016 slopes.
     points: Vec<(f64, f64)>,
     slopes: Vec<f64>,
+    /// The refresh's per-GET ratios and the busy rates' median, kept
+    /// between refreshes for the same reason.
+    scratch: Vec<f64>,
     /// The client's CPU, sliced by completed GETs.
     cpu: CpuMeter,
 }
@@ -385,34 +390,34 @@ impl LoadEstimator {
 }
 
 fn refresh(st: &mut State, prior: (f64, f64)) {
-    let recent: Vec<Seen> = st
-        .window
-        .iter()
-        .rev()
-        .take(PRESSURE_WINDOW)
-        .copied()
-        .collect();
+    let State {
+        window,
+        scratch,
+        points,
+        slopes,
+        ..
+    } = &mut *st;
+    // In place, oldest first: no copy of the window, no allocation.
+    let window: &[Seen] = window.make_contiguous();
+    let recent = &window[window.len().saturating_sub(PRESSURE_WINDOW)..];
     // A shared link slows bodies; the first byte is where a busy CPU's
     // wake-up delay lands. So a GET is priced as the prior's first byte
     // plus its measured body, unless no body in the window took time (a
     // store that hands bodies over with the headers): then whole latency.
     let streamed = recent.iter().any(|s| s.body_ms >= MIN_BODY_MS);
-    st.slot_first_byte_ms = Some(mean_first_byte(&st.window, streamed, prior.1));
-    let mut ratios: Vec<f64> = recent
-        .iter()
-        .map(|s| {
-            let took = if streamed {
-                prior.0 + s.body_ms
-            } else {
-                s.latency_ms
-            };
-            took / (prior.0 + prior.1 * s.mib).max(1e-3)
-        })
-        .collect();
-    st.pressure = quantile(&mut ratios, 0.5) - 1.0;
-    let slope = if streamed && st.pressure > 0.0 {
-        let State { points, slopes, .. } = &mut *st;
-        body_slope(&recent, points, slopes)
+    let slot_first_byte_ms = mean_first_byte(window, streamed, prior.1);
+    scratch.clear();
+    scratch.extend(recent.iter().map(|s| {
+        let took = if streamed {
+            prior.0 + s.body_ms
+        } else {
+            s.latency_ms
+        };
+        took / (prior.0 + prior.1 * s.mib).max(1e-3)
+    }));
+    let mut pressure = quantile(scratch, 0.5) - 1.0;
+    let slope = if streamed && pressure > 0.0 {
+        body_slope(recent, points, slopes)
     } else {
         None
     };
@@ -420,26 +425,33 @@ fn refresh(st: &mut State, prior: (f64, f64)) {
         // The size test: only the part of the bodies' time that grows with
         // their bytes is the link's (module docs).
         let excess = (slope - prior.1).max(0.0);
-        let mut shares: Vec<f64> = recent
-            .iter()
-            .map(|s| excess * s.mib / (prior.0 + prior.1 * s.mib).max(1e-3))
-            .collect();
-        st.pressure = st.pressure.min(quantile(&mut shares, 0.5));
+        scratch.clear();
+        scratch.extend(
+            recent
+                .iter()
+                .map(|s| excess * s.mib / (prior.0 + prior.1 * s.mib).max(1e-3)),
+        );
+        pressure = pressure.min(quantile(scratch, 0.5));
     }
-    // `recent` runs newest first.
-    let (Some(last), Some(first)) = (recent.first(), recent.last()) else {
+    // The delivered rate: MiB completed after the oldest GET of `recent`
+    // over the time since it completed.
+    let delivered = match (recent.first(), recent.last()) {
+        (Some(first), Some(last)) => {
+            let span_ms = last
+                .done
+                .saturating_duration_since(first.done)
+                .as_secs_f64()
+                * 1000.0;
+            let mib: f64 = recent[1..].iter().map(|w| w.mib).sum();
+            (span_ms >= MIN_SPAN_MS).then(|| mib / (span_ms / 1000.0))
+        }
+        _ => None,
+    };
+    st.slot_first_byte_ms = Some(slot_first_byte_ms);
+    st.pressure = pressure;
+    let Some(r) = delivered else {
         return;
     };
-    let span_ms = last
-        .done
-        .saturating_duration_since(first.done)
-        .as_secs_f64()
-        * 1000.0;
-    if span_ms < MIN_SPAN_MS {
-        return;
-    }
-    let mib: f64 = recent[..recent.len() - 1].iter().map(|w| w.mib).sum();
-    let r = mib / (span_ms / 1000.0);
     st.delivered_mib_s = r;
     if st.pressure <= SATURATED {
         st.busy_streak = 0;
@@ -451,8 +463,9 @@ fn refresh(st: &mut State, prior: (f64, f64)) {
             st.busy_rates.pop_front();
         }
         st.busy_rates.push_back(r);
-        let mut rates: Vec<f64> = st.busy_rates.iter().copied().collect();
-        st.capacity_mib_s = Some(quantile(&mut rates, 0.5));
+        st.scratch.clear();
+        st.scratch.extend(st.busy_rates.iter().copied());
+        st.capacity_mib_s = Some(quantile(&mut st.scratch, 0.5));
     }
 }
 
@@ -461,7 +474,7 @@ fn refresh(st: &mut State, prior: (f64, f64)) {
 /// (Little's law: slots in use = GET rate × mean holding time). From a
 /// store that hands bodies over with their headers (`streamed` false) it is
 /// each GET's latency less its body at the prior's `per_mib_ms`. `O(W)`.
-fn mean_first_byte(window: &VecDeque<Seen>, streamed: bool, per_mib_ms: f64) -> f64 {
+fn mean_first_byte(window: &[Seen], streamed: bool, per_mib_ms: f64) -> f64 {
     let sum: f64 = window
         .iter()
         .map(|s| {
