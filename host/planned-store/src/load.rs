@@ -85,8 +85,8 @@
 //! # Bounds and determinism
 //! `O(WINDOW + PRESSURE_WINDOW²)` memory; each refresh, every [`REFRESH`]
 //! GETs, is an `O(PRESSURE_WINDOW²)` pass under the estimator's lock: the
-//! size test's 2 016 pairwise slopes and linear-time medians, over the
-//! window in place and into scratch space kept between refreshes (a warm
+//! size test's 2 016 pairwise slopes and linear-time medians, reading the
+//! window in place into scratch space kept between refreshes (a warm
 //! estimator allocates nothing). The CPU
 //! meter's clocks (a syscall and two `/proc` reads every
 //! [`SLICE_GETS`] GETs, one `/proc` read every 4) are read
@@ -397,17 +397,19 @@ fn refresh(st: &mut State, prior: (f64, f64)) {
         slopes,
         ..
     } = &mut *st;
-    // In place, oldest first: no copy of the window, no allocation.
-    let window: &[Seen] = window.make_contiguous();
-    let recent = &window[window.len().saturating_sub(PRESSURE_WINDOW)..];
+    // The last PRESSURE_WINDOW GETs, oldest first, read in place: no copy
+    // of the window, no allocation.
+    let n = window.len();
+    let from = n.saturating_sub(PRESSURE_WINDOW);
+    let recent = || window.range(from..);
     // A shared link slows bodies; the first byte is where a busy CPU's
     // wake-up delay lands. So a GET is priced as the prior's first byte
     // plus its measured body, unless no body in the window took time (a
     // store that hands bodies over with the headers): then whole latency.
-    let streamed = recent.iter().any(|s| s.body_ms >= MIN_BODY_MS);
+    let streamed = recent().any(|s| s.body_ms >= MIN_BODY_MS);
     let slot_first_byte_ms = mean_first_byte(window, streamed, prior.1);
     scratch.clear();
-    scratch.extend(recent.iter().map(|s| {
+    scratch.extend(recent().map(|s| {
         let took = if streamed {
             prior.0 + s.body_ms
         } else {
@@ -417,7 +419,7 @@ fn refresh(st: &mut State, prior: (f64, f64)) {
     }));
     let mut pressure = quantile(scratch, 0.5) - 1.0;
     let slope = if streamed && pressure > 0.0 {
-        body_slope(recent, points, slopes)
+        body_slope(recent(), points, slopes)
     } else {
         None
     };
@@ -426,23 +428,19 @@ fn refresh(st: &mut State, prior: (f64, f64)) {
         // their bytes is the link's (module docs).
         let excess = (slope - prior.1).max(0.0);
         scratch.clear();
-        scratch.extend(
-            recent
-                .iter()
-                .map(|s| excess * s.mib / (prior.0 + prior.1 * s.mib).max(1e-3)),
-        );
+        scratch.extend(recent().map(|s| excess * s.mib / (prior.0 + prior.1 * s.mib).max(1e-3)));
         pressure = pressure.min(quantile(scratch, 0.5));
     }
     // The delivered rate: MiB completed after the oldest GET of `recent`
     // over the time since it completed.
-    let delivered = match (recent.first(), recent.last()) {
+    let delivered = match (window.get(from), window.back()) {
         (Some(first), Some(last)) => {
             let span_ms = last
                 .done
                 .saturating_duration_since(first.done)
                 .as_secs_f64()
                 * 1000.0;
-            let mib: f64 = recent[1..].iter().map(|w| w.mib).sum();
+            let mib: f64 = recent().skip(1).map(|w| w.mib).sum();
             (span_ms >= MIN_SPAN_MS).then(|| mib / (span_ms / 1000.0))
         }
         _ => None,
@@ -474,7 +472,7 @@ fn refresh(st: &mut State, prior: (f64, f64)) {
 /// (Little's law: slots in use = GET rate × mean holding time). From a
 /// store that hands bodies over with their headers (`streamed` false) it is
 /// each GET's latency less its body at the prior's `per_mib_ms`. `O(W)`.
-fn mean_first_byte(window: &[Seen], streamed: bool, per_mib_ms: f64) -> f64 {
+fn mean_first_byte(window: &VecDeque<Seen>, streamed: bool, per_mib_ms: f64) -> f64 {
     let sum: f64 = window
         .iter()
         .map(|s| {
@@ -499,9 +497,13 @@ fn mean_first_byte(window: &[Seen], streamed: bool, per_mib_ms: f64) -> f64 {
 /// wake-ups) reads a slope above the prior's only when its points say so
 /// beyond noise. `O(W²)` for a window of `W` GETs (2 016 pairs at
 /// [`PRESSURE_WINDOW`]); `points` and `slopes` are scratch space.
-fn body_slope(window: &[Seen], points: &mut Vec<(f64, f64)>, slopes: &mut Vec<f64>) -> Option<f64> {
+fn body_slope<'a>(
+    window: impl Iterator<Item = &'a Seen>,
+    points: &mut Vec<(f64, f64)>,
+    slopes: &mut Vec<f64>,
+) -> Option<f64> {
     points.clear();
-    points.extend(window.iter().map(|s| (s.mib, s.body_ms)));
+    points.extend(window.map(|s| (s.mib, s.body_ms)));
     sen_slope(points, MIN_SIZE_SPREAD_MIB, MIN_PAIRS, SLOPE_Z, slopes)
 }
 
@@ -746,12 +748,12 @@ mod tests {
             .collect();
         w.push(seen(1.0, 400.0));
         let (mut points, mut scratch) = (Vec::new(), vec![f64::NAN; 5000]);
-        let s = body_slope(&w, &mut points, &mut scratch).unwrap();
+        let s = body_slope(w.iter(), &mut points, &mut scratch).unwrap();
         assert!((s - 3.0).abs() < 1e-9, "{s}");
         assert_eq!(scratch.len(), 12 * 13 / 2 - 1, "pairs of distinct sizes");
         // One size only: no slope.
         let w: Vec<Seen> = (0..64).map(|_| seen(1.0, 10.0)).collect();
-        assert_eq!(body_slope(&w, &mut points, &mut scratch), None);
+        assert_eq!(body_slope(w.iter(), &mut points, &mut scratch), None);
     }
 
     #[test]
