@@ -8,6 +8,17 @@ use warp_host::cli::{Cli, execute};
 use warp_host::error::one_line;
 use warp_host::output::{Output, note};
 
+/// The process's allocator. A planned read hands each interval over as one
+/// buffer, so an interval that straddles a body's chunks is copied into a
+/// fresh allocation of its size (hundreds of KiB to MiB, every query). glibc
+/// serves and frees those from per-thread arenas that it trims back to the
+/// kernel, and each new buffer then faults its pages in again: beside six
+/// CPU-bound processes on the 2-core VM that churn was two thirds of the
+/// process's CPU time (BENCHMARKS.md, "The allocator"). mimalloc keeps freed
+/// pages for reuse within a short delay, so the copy lands in warm memory.
+#[global_allocator]
+static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 fn main() {
     let code = match Cli::try_parse() {
         Ok(cli) => match execute(cli).map_err(anyhow::Error::from) {
