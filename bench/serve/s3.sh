@@ -8,10 +8,10 @@
 #   bench/serve/s3.sh --data DIR --nlist N [OUT.jsonl] [load.sh flags…] [-- warp-s3 flags…]
 #
 # DIR holds base.fvecs, queries.fvecs and groundtruth.ivecs. The index is built
-# twice with the same flags: on warp-s3 (what both sides read) and in a local
-# directory (only the request bodies come from it). Builds run with no injected
-# latency; the model (default: warp-s3's `s3` profile; flags after `--`) applies
-# from the first query on. Environment: WARP and WARP_S3 (default:
+# once, on warp-s3 (what both sides read), with no injected latency; its manifest
+# and stored queries are then fetched (SigV4-signed GETs) into a local directory,
+# where load.sh reads the request bodies from. The model (default: warp-s3's `s3`
+# profile; flags after `--`) applies from the first query on. Environment: WARP and WARP_S3 (default:
 # scripts/artifact), WARP_PEER_VENV. warp-s3 listens on an ephemeral loopback
 # port and stops on exit.
 set -euo pipefail
@@ -39,7 +39,15 @@ cleanup() {
 trap cleanup EXIT
 peer_start_s3 "$work" --max-seconds 7200 "${server[@]}"
 build=(--input "$data/base.fvecs" --queries "$data/queries.fvecs" --groundtruth "$data/groundtruth.ivecs" --nlist "$nlist")
-"$warp" build --url "$work/index" "${build[@]}" >/dev/null
 peer_build_on_s3 s3://peer-bench/serve "${build[@]}"
+# The request bodies come from the index's stored queries: fetch the manifest and
+# the object it names (curl signs with SigV4; the names are the index's own).
+get() { curl -sf -H "x-amz-content-sha256: UNSIGNED-PAYLOAD" --aws-sigv4 "aws:amz:$AWS_REGION:s3" \
+  --user "$AWS_ACCESS_KEY_ID:$AWS_SECRET_ACCESS_KEY" "$AWS_ENDPOINT_URL/peer-bench/serve/$1" -o "$work/index/$1"; }
+mkdir -p "$work/index"
+get manifest.json
+queries=$(python3 -c 'import json,sys; print(json.loads(open(sys.argv[1]).readline())["queries"]["name"])' "$work/index/manifest.json")
+case "$queries" in '' | */* | .*) echo "error: bench/serve/s3.sh: unexpected queries object name '$queries' in the manifest" >&2; exit 1 ;; esac
+get "$queries"
 echo "bench/serve/s3.sh: warp-s3 at $AWS_ENDPOINT_URL, $(curl -sf "$AWS_ENDPOINT_URL/__warp/settings")" >&2
 bench/serve/load.sh "$work/index" "$out" --store-url s3://peer-bench/serve --warp "$warp" "${pass[@]}"
