@@ -102,6 +102,29 @@ async fn repeated_runs_report_the_median_repeat_and_the_spread() {
             (_, l) => assert!(l.is_none(), "{r:?}"),
         }
     }
+    // Repeats run in rounds, every other round backwards: with two, the rows
+    // come back in the runs' order, and each is reported as its last
+    // repeat finishes, in the second round's (reversed) order.
+    s.workload.repeats = 2;
+    let key = |r: &warp_host::bench::BenchRow| (r.layout.clone(), r.policy.clone(), r.concurrency);
+    let mut reported = Vec::new();
+    let rows = s.run(|r| reported.push(key(r))).await.unwrap();
+    let in_order: Vec<_> = rows.iter().map(key).collect();
+    let expected: Vec<_> = s
+        .runs
+        .iter()
+        .map(|spec| {
+            (
+                s.targets[spec.target].layout.clone(),
+                spec.params.plan.method.to_string(),
+                spec.concurrency,
+            )
+        })
+        .collect();
+    assert_eq!(in_order, expected);
+    reported.reverse();
+    assert_eq!(reported, expected);
+    assert!(rows.iter().all(|r| r.repeats == 2));
     s.workload.repeats = 0;
     let e = s.run(|_| {}).await.unwrap_err().to_string();
     assert!(e.contains("--repeat"), "{e}");

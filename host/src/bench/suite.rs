@@ -61,7 +61,8 @@ pub struct Workload {
     /// Prices for the dollars column.
     pub pricing: Pricing,
     /// Times each run is repeated (each with a fresh searcher, warm-up
-    /// included), `>= 1`. The row reported is the repeat of median QPS, with
+    /// included), `>= 1`, in interleaved rounds of all runs, every other
+    /// round backwards ([`Suite::run`]). The row reported is the repeat of median QPS, with
     /// the spread of all repeats in [`BenchRow::qps_min`] and
     /// [`BenchRow::qps_max`]: on a store with a latency tail (the simulator's
     /// default) one short run of a high-QPS cell varies by ±5 %.
@@ -144,7 +145,11 @@ impl std::fmt::Debug for Suite {
 }
 
 impl Suite {
-    /// Runs every run in order, calling `progress` with each finished row.
+    /// Runs every run [`Workload::repeats`] times in interleaved rounds, the
+    /// order reversed every other round (`round_order`), and returns one row
+    /// per run in the runs' order: the repeat of median QPS. `progress` is
+    /// called with each row as its last repeat finishes (in the last round's
+    /// order). `O(runs · repeats)` repeats, each a full run.
     ///
     /// # Errors
     /// [`Error::Input`] for an empty workload, a Q of 0 or a target index out
@@ -172,32 +177,41 @@ impl Suite {
                 "must be in [0, 1]",
             ));
         }
-        let mut books: BTreeMap<(usize, usize, usize), AnswerBook> = BTreeMap::new();
-        let mut rows = Vec::with_capacity(self.runs.len());
+        // Every run is checked before any of them starts.
         for spec in &self.runs {
-            let target = self.targets.get(spec.target).ok_or_else(|| {
-                Error::input(format!(
+            if spec.target >= self.targets.len() {
+                return Err(Error::input(format!(
                     "run names target {} of {}",
                     spec.target,
                     self.targets.len()
-                ))
-            })?;
+                )));
+            }
             if spec.concurrency == 0 {
                 return Err(Error::config("--concurrency", 0, "must be >= 1"));
             }
-            let p = &spec.params;
-            let book = books
-                .entry((p.nprobe, p.k, p.rerank))
-                .or_insert_with(|| AnswerBook::new(nq));
-            let mut repeats = Vec::with_capacity(w.repeats);
-            for _ in 0..w.repeats {
-                repeats.push(self.run_once(target, spec, book).await?);
-            }
-            let row = median_row(repeats);
-            progress(&row);
-            rows.push(row);
         }
-        Ok(rows)
+        let mut books: BTreeMap<(usize, usize, usize), AnswerBook> = BTreeMap::new();
+        let mut repeats: Vec<Vec<BenchRow>> = (0..self.runs.len())
+            .map(|_| Vec::with_capacity(w.repeats))
+            .collect();
+        let mut rows: Vec<Option<BenchRow>> = vec![None; self.runs.len()];
+        for round in 0..w.repeats {
+            for i in round_order(self.runs.len(), round) {
+                let spec = &self.runs[i];
+                let target = &self.targets[spec.target];
+                let p = &spec.params;
+                let book = books
+                    .entry((p.nprobe, p.k, p.rerank))
+                    .or_insert_with(|| AnswerBook::new(nq));
+                repeats[i].push(self.run_once(target, spec, book).await?);
+                if round + 1 == w.repeats {
+                    let row = median_row(std::mem::take(&mut repeats[i]));
+                    progress(&row);
+                    rows[i] = Some(row);
+                }
+            }
+        }
+        Ok(rows.into_iter().flatten().collect())
     }
 
     /// One repeat of `spec` on `target`: a fresh searcher, the warm-up, then
@@ -277,6 +291,21 @@ impl Suite {
 /// `⌊max_rate · issued⌋`: the failures a run of `issued` queries may have.
 fn allowed_failures(max_rate: f64, issued: usize) -> usize {
     (max_rate * issued as f64).floor() as usize
+}
+
+/// The order of the runs in repeat round `round` (0-based): forward in even
+/// rounds, backward in odd ones (`ABC`, `CBA`, `ABC`, …). Interleaving the
+/// repeats, and counterbalancing their order, spreads a load that changes
+/// over the benchmark's time (a neighbour's phase, a warming cache) over
+/// every run instead of landing on one run's repeats. `O(1)` per step.
+fn round_order(runs: usize, round: usize) -> impl Iterator<Item = usize> {
+    (0..runs).map(move |i| {
+        if round.is_multiple_of(2) {
+            i
+        } else {
+            runs - 1 - i
+        }
+    })
 }
 
 /// The repeat of median QPS (the upper median for an even count), carrying
@@ -416,6 +445,24 @@ mod tests {
         // Even counts take the upper median.
         let two = median_row(vec![row(2.0, 0.0), row(1.0, 0.0)]);
         assert_eq!(two.qps, 2.0);
+    }
+
+    #[test]
+    fn repeats_run_in_counterbalanced_rounds() {
+        let order = |round| round_order(3, round).collect::<Vec<_>>();
+        assert_eq!(order(0), [0, 1, 2]);
+        assert_eq!(order(1), [2, 1, 0]);
+        assert_eq!(order(2), [0, 1, 2]);
+        assert_eq!(round_order(0, 1).count(), 0);
+        // Over any two consecutive rounds every run sits at every position's
+        // mirror once: the mean position is the same for all runs.
+        let mut sum = [0usize; 3];
+        for round in 0..2 {
+            for (pos, i) in round_order(3, round).enumerate() {
+                sum[i] += pos;
+            }
+        }
+        assert_eq!(sum, [2, 2, 2]);
     }
 
     #[test]
