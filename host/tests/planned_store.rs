@@ -392,3 +392,59 @@ async fn a_range_the_http_client_refuses_is_refetched_once() {
 }
 
 // ---- the fault injector ----------------------------------------------------
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_call_beyond_the_fetch_budget_waits_for_the_bytes_in_progress() {
+    const MIB: u64 = 1 << 20;
+    let path = Path::from("obj");
+    let body = data(6 << 20);
+    let faulty = FaultyStore::new(memory_with(&path, body.clone()).await);
+    // With a 4 MiB budget the second call's 2 MiB do not fit beside the
+    // first call's 3 MiB, whose GET hangs for 400 ms: the second waits and
+    // finishes last. With 64 MiB it does not wait and finishes first.
+    for (budget, expected) in [
+        (4 * MIB, ["first", "second"]),
+        (64 * MIB, ["second", "first"]),
+    ] {
+        faulty.on_range(0..3 * MIB, Fault::Delay(Duration::from_millis(400)));
+        let store = Arc::new(
+            PlannedStore::builder(Arc::clone(&faulty))
+                .with_method(Method::Separate)
+                .with_surrogate(Surrogate::S3)
+                .without_hedging()
+                .with_fetch_budget(budget)
+                .build()
+                .unwrap(),
+        );
+        let done = Arc::new(std::sync::Mutex::new(Vec::new()));
+        let call = |name: &'static str, range: Range<u64>| {
+            let (store, done, path, body) = (
+                Arc::clone(&store),
+                Arc::clone(&done),
+                path.clone(),
+                body.clone(),
+            );
+            tokio::spawn(async move {
+                let out = store
+                    .get_ranges(&path, std::slice::from_ref(&range))
+                    .await
+                    .unwrap();
+                assert_eq!(out[0], body.slice(range.start as usize..range.end as usize));
+                done.lock().unwrap().push(name);
+            })
+        };
+        let first = call("first", 0..3 * MIB);
+        tokio::time::sleep(Duration::from_millis(50)).await;
+        let second = call("second", 3 * MIB..5 * MIB);
+        first.await.unwrap();
+        second.await.unwrap();
+        assert_eq!(*done.lock().unwrap(), expected, "budget {budget}");
+    }
+    // A budget under 1 MiB is refused by name.
+    let e = PlannedStore::builder(faulty)
+        .with_fetch_budget(1000)
+        .build()
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("fetch_budget"), "{e}");
+}

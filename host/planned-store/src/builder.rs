@@ -10,6 +10,7 @@ use tokio::sync::Semaphore;
 
 use crate::PlannedStore;
 use crate::backend::{BackendFactory, BackendPool, native_factory};
+use crate::budget::FetchBudget;
 use crate::error::PlannedError;
 use crate::hedge::{HedgePolicy, Hedger};
 use crate::load::LoadEstimator;
@@ -95,6 +96,10 @@ impl PlanOptions {
     }
 }
 
+/// The default bound on the bytes a store's calls hold planned at once
+/// ([`PlannedStoreBuilder::with_fetch_budget`]): 4 GiB.
+pub const DEFAULT_FETCH_BUDGET: u64 = 4 << 30;
+
 /// Builds a [`PlannedStore`]. Every setter states its default; `build`
 /// reports the first invalid value.
 pub struct PlannedStoreBuilder<S: ObjectStore + ?Sized> {
@@ -106,6 +111,7 @@ pub struct PlannedStoreBuilder<S: ObjectStore + ?Sized> {
     hedge: Option<HedgePolicy>,
     deadline: Option<Duration>,
     stall_timeout: Duration,
+    fetch_budget: u64,
     problems: Vec<PlannedError>,
 }
 
@@ -118,6 +124,7 @@ impl<S: ObjectStore + ?Sized> std::fmt::Debug for PlannedStoreBuilder<S> {
             .field("hedge", &self.hedge)
             .field("deadline", &self.deadline)
             .field("stall_timeout", &self.stall_timeout)
+            .field("fetch_budget", &self.fetch_budget)
             .finish_non_exhaustive()
     }
 }
@@ -126,7 +133,8 @@ impl<S: ObjectStore + ?Sized> PlannedStoreBuilder<S> {
     /// Defaults: the native planner, [`PlanOptions::default`] (warp, S3
     /// surrogate as the load-aware prior, `P = 64 / 8`), 64 I/O slots of
     /// its own, hedging on ([`HedgePolicy::default`]: 3× the median, 5–25 % budget), no
-    /// deadline, a 10 s stall timeout.
+    /// deadline, a 10 s stall timeout, a fetch budget of
+    /// [`DEFAULT_FETCH_BUDGET`].
     pub fn new(inner: Arc<S>) -> Self {
         Self {
             inner,
@@ -137,6 +145,7 @@ impl<S: ObjectStore + ?Sized> PlannedStoreBuilder<S> {
             hedge: Some(HedgePolicy::default()),
             deadline: None,
             stall_timeout: Duration::from_secs(10),
+            fetch_budget: DEFAULT_FETCH_BUDGET,
             problems: Vec::new(),
         }
     }
@@ -246,6 +255,21 @@ impl<S: ObjectStore + ?Sized> PlannedStoreBuilder<S> {
         self
     }
 
+    /// Bounds the bytes this store's calls hold while they fetch: a call
+    /// waits, before its first GET, until the bytes its plan requests (gaps
+    /// included, at most the whole budget) fit beside those of the calls in
+    /// progress, and gives them back when it returns. So `Q` concurrent calls
+    /// of fat plans fetch at most `bytes` of bodies at once (plus the hedges'
+    /// duplicates, at most the hedge slots' GETs) instead of `Q` times a
+    /// plan; the wait counts against the call's deadline. The parts a call
+    /// returns are the caller's: a zero-copy part keeps its chunk alive
+    /// until it is dropped. Default [`DEFAULT_FETCH_BUDGET`]; must be
+    /// at least 1 MiB. One FIFO semaphore in KiB units: `O(1)` per call.
+    pub fn with_fetch_budget(mut self, bytes: u64) -> Self {
+        self.fetch_budget = bytes;
+        self
+    }
+
     /// Builds the store.
     ///
     /// # Errors
@@ -260,6 +284,13 @@ impl<S: ObjectStore + ?Sized> PlannedStoreBuilder<S> {
         }
         if self.deadline.is_some_and(|d| d.is_zero()) {
             return Err(config("deadline", "0 s", "must be > 0 (or none)"));
+        }
+        if self.fetch_budget < 1 << 20 {
+            return Err(config(
+                "fetch_budget",
+                format!("{} bytes", self.fetch_budget),
+                "must be at least 1 MiB",
+            ));
         }
         if let Some(h) = &self.hedge {
             h.validate()
@@ -285,6 +316,7 @@ impl<S: ObjectStore + ?Sized> PlannedStoreBuilder<S> {
             hedger: self.hedge.map(Hedger::new),
             deadline: self.deadline,
             stall_timeout: self.stall_timeout,
+            fetch: FetchBudget::new(self.fetch_budget),
             load: LoadEstimator::new(),
             stats: Stats::new(),
         }

@@ -90,6 +90,7 @@
 //! - `store.rs`: [`PlannedStore`] itself and the load-aware choice of plan;
 //! - `ranges.rs`, `get.rs`: normalizing ranges, one bounded GET with its
 //!   re-fetch;
+//! - `budget.rs`: the fetch budget, the bytes all calls hold at once;
 //! - [`hedge`]: hedged GETs under a budget that follows the store;
 //! - [`load`]: the load estimate and the closed-loop cost;
 //! - [`cpu`]: the client CPU's price and cores, the closed loop's fourth term;
@@ -104,12 +105,14 @@
 //! [`PlannedStoreBuilder`]: warp, `K_max` = n, `ε` = 0.01,
 //! `P = io_slots / Q = 64 / 8`, load-aware S3 surrogate (25 ms + 5 ms/MiB
 //! prior), hedging (3× the median latency ratio, a 5–25 % budget following
-//! the straggler rate), no deadline, 10 s stall timeout.
+//! the straggler rate), no deadline, 10 s stall timeout, a 4 GiB fetch
+//! budget (the bytes all calls in progress hold at once).
 
 #![warn(missing_docs)]
 
 pub mod backend;
 mod body;
+mod budget;
 mod builder;
 pub mod cpu;
 mod error;
@@ -123,7 +126,7 @@ mod stats;
 mod store;
 
 pub use backend::{BackendError, BackendFactory, BackendPool, NativeBackend, PlanBackend};
-pub use builder::{PlanOptions, PlannedStoreBuilder};
+pub use builder::{DEFAULT_FETCH_BUDGET, PlanOptions, PlannedStoreBuilder};
 pub use cpu::{CpuPrice, CpuSnapshot};
 pub use error::{PlannedError, STORE_NAME, error_chain};
 pub use hedge::HedgePolicy;

@@ -20,6 +20,7 @@ use tokio::sync::Semaphore;
 use tokio::time::Instant;
 
 use crate::backend::BackendPool;
+use crate::budget::FetchBudget;
 use crate::builder::{PlanOptions, PlannedStoreBuilder};
 use crate::error::PlannedError;
 use crate::get::{CallCounters, Getter, Got};
@@ -81,6 +82,8 @@ pub struct PlannedStore<S: ObjectStore + ?Sized = dyn ObjectStore> {
     pub(super) hedger: Option<Hedger>,
     pub(super) deadline: Option<Duration>,
     pub(super) stall_timeout: Duration,
+    /// The bytes the calls in progress may hold at once.
+    pub(super) fetch: FetchBudget,
     pub(super) load: LoadEstimator,
     pub(super) stats: Stats,
 }
@@ -222,6 +225,9 @@ impl<S: ObjectStore + ?Sized> PlannedStore<S> {
         stats.gets += requests.len() as u64;
         stats.bytes += summary.bytes;
         stats.overfetch_bytes += summary.overfetch_bytes;
+        // The plan's bytes are held from the first GET until the parts are
+        // cut (the fetch budget; its wait counts against the deadline).
+        let _held = self.fetch.hold(summary.bytes).await;
         let getter = Getter {
             store: &*self.inner,
             location,

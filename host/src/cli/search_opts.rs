@@ -81,6 +81,12 @@ pub struct SearchOpts {
     /// long, ms, 1..=600000. Default 10000.
     #[arg(long, value_parser = clap::value_parser!(u64).range(1..=600_000))]
     pub stall_timeout_ms: Option<u64>,
+    /// Bytes all queries in progress may hold fetched or in flight at once,
+    /// MiB, 1..=1048576 (a query waits for its plan's bytes before its first
+    /// GET; one plan larger than this runs alone). Default 4096 or a
+    /// quarter of the machine's memory, whichever is less.
+    #[arg(long, value_parser = clap::value_parser!(u64).range(1..=1_048_576))]
+    pub max_fetch_mib: Option<u64>,
     /// Do not hedge straggling GETs (default: hedge a GET once 3x slower than
     /// the median, at most 5-25% extra GETs following the straggler rate).
     #[arg(long)]
@@ -125,6 +131,9 @@ impl SearchOpts {
         read.deadline = self.deadline_ms.map(Duration::from_millis);
         if let Some(ms) = self.stall_timeout_ms {
             read.stall_timeout = Duration::from_millis(ms);
+        }
+        if let Some(mib) = self.max_fetch_mib {
+            read.fetch_budget = mib << 20;
         }
         read
     }

@@ -114,7 +114,8 @@ impl Searcher {
             .with_planner(factory)
             .with_io_slots(io_slots, 1)
             .with_deadline(read.deadline)
-            .with_stall_timeout(read.stall_timeout);
+            .with_stall_timeout(read.stall_timeout)
+            .with_fetch_budget(read.fetch_budget);
         match read.hedge {
             Some(h) => b.with_hedging(h),
             None => b.without_hedging(),

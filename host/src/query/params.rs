@@ -4,7 +4,7 @@
 
 use std::time::Duration;
 
-use crate::store::{HedgePolicy, PlanOptions};
+use crate::store::{DEFAULT_FETCH_BUDGET, HedgePolicy, PlanOptions};
 
 /// Per-query search parameters: how the query's reads are planned
 /// ([`PlanOptions`], the planned store's own per-call options) and what
@@ -55,6 +55,10 @@ pub struct ReadConfig {
     /// Abandon (and retry once) a response with no progress for this long.
     /// Default 10 s.
     pub stall_timeout: Duration,
+    /// Bytes the queries in progress hold fetched or in flight at once
+    /// (`PlannedStoreBuilder::with_fetch_budget`). Default 4 GiB or a
+    /// quarter of the machine's memory, whichever is less (at least 1 MiB).
+    pub fetch_budget: u64,
 }
 
 impl Default for ReadConfig {
@@ -63,6 +67,9 @@ impl Default for ReadConfig {
             hedge: Some(HedgePolicy::default()),
             deadline: None,
             stall_timeout: Duration::from_secs(10),
+            fetch_budget: DEFAULT_FETCH_BUDGET
+                .min(crate::config::default_data_bytes() / 3)
+                .max(1 << 20),
         }
     }
 }

@@ -81,9 +81,9 @@ pub use options::StoreOptions;
 pub use read::{PRELOAD_MAX_BYTES, get_bounded, missing_index_reason, preload};
 pub use warp_planned_store as planned;
 pub use warp_planned_store::{
-    CallStats, Deadline, HedgePolicy, LoadEstimator, LoadSnapshot, MAX_FIRST_BYTE_SIGMA,
-    MAX_TAIL_FACTOR, PlanOptions, PlannedError, PlannedRead, PlannedStore, PlannedStoreBuilder,
-    STORE_NAME, SimulateConfig, SimulatedStore, StatsSnapshot, hedge, load,
+    CallStats, DEFAULT_FETCH_BUDGET, Deadline, HedgePolicy, LoadEstimator, LoadSnapshot,
+    MAX_FIRST_BYTE_SIGMA, MAX_TAIL_FACTOR, PlanOptions, PlannedError, PlannedRead, PlannedStore,
+    PlannedStoreBuilder, STORE_NAME, SimulateConfig, SimulatedStore, StatsSnapshot, hedge, load,
 };
 
 use crate::error::{Error, Result, redact_url};
