@@ -1,6 +1,7 @@
 //! The process-wide wasmtime engine: configured once from `HostConfig`,
-//! its epoch advanced by one thread every [`EPOCH_TICK`], and the component
-//! compiled once (or loaded from the on-disk artifact cache).
+//! its epoch advanced by one thread every [`EPOCH_TICK`] while a guest call
+//! runs ([`Ticker`]), and the component compiled once (or loaded from the
+//! on-disk artifact cache).
 
 use std::fmt;
 use std::hash::{DefaultHasher, Hash, Hasher};
@@ -10,16 +11,27 @@ use std::sync::OnceLock;
 use wasmtime::component::{Component, Linker};
 use wasmtime::{Config, Engine};
 
+use super::COMPONENT_WASM;
 use super::bindings::PlannerComponentPre as BindingsPre;
 use super::budget::Guard;
 use super::error::ComponentError;
-use super::{COMPONENT_WASM, EPOCH_TICK};
+use super::ticker::{Ticker, Ticking};
 
 /// The compiled component, shared by every [`PlannerComponent`](super::PlannerComponent)
 /// of the process.
 pub(super) struct Shared {
     pub(super) engine: Engine,
     pub(super) pre: BindingsPre<Guard>,
+    /// Advances the epoch while calls run; `None` without epoch deadlines.
+    ticker: Option<Ticker>,
+}
+
+impl Shared {
+    /// Keeps the epoch advancing until the guard drops: hold it around
+    /// every entry into the guest. `O(1)`.
+    pub(super) fn ticking(&self) -> Option<Ticking<'_>> {
+        self.ticker.as_ref().map(Ticker::enter)
+    }
 }
 
 /// A [`ComponentError::Load`] saying what failed.
@@ -137,23 +149,26 @@ pub(super) fn shared() -> Result<&'static Shared, ComponentError> {
                 config.profiler(wasmtime::ProfilingStrategy::PerfMap);
             }
             let engine = Engine::new(&config).map_err(|e| load_err("configuring wasmtime", e))?;
-            let ticker = engine.clone();
-            std::thread::Builder::new()
-                .name("warp-planner-epoch".into())
-                .spawn(move || {
-                    loop {
-                        std::thread::sleep(EPOCH_TICK);
-                        ticker.increment_epoch();
-                    }
-                })
-                .map_err(|e| load_err("starting the epoch thread", e))?;
+            let ticker = if env.epoch_deadline {
+                let epoch = engine.clone();
+                Some(
+                    Ticker::start("warp-planner-epoch", move || epoch.increment_epoch())
+                        .map_err(|e| load_err("starting the epoch thread", e))?,
+                )
+            } else {
+                None
+            };
             let component = compile(&engine)?;
             let linker = Linker::<Guard>::new(&engine);
             let pre = linker
                 .instantiate_pre(&component)
                 .and_then(BindingsPre::new)
                 .map_err(|e| load_err("linking", e))?;
-            Ok(Shared { engine, pre })
+            Ok(Shared {
+                engine,
+                pre,
+                ticker,
+            })
         })
         .as_ref()
         .map_err(Clone::clone)

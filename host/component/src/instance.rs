@@ -70,6 +70,7 @@ impl PlannerComponent {
         // second rather than the (possibly 1 ms) per-call deadline, which
         // every planning call sets for itself.
         store.set_epoch_deadline(1_000);
+        let _ticking = shared.ticking();
         let instance = shared
             .pre
             .instantiate(&mut store)
@@ -120,7 +121,9 @@ impl PlannerComponent {
         guard.refused = None;
         // One tick is EPOCH_TICK (1 ms).
         self.store.set_epoch_deadline(budget.deadline_ms.max(1));
+        let ticking = shared()?.ticking();
         let result = f(&self.instance, &mut self.store);
+        drop(ticking);
         match result {
             Ok(Ok(v)) => Ok(v),
             Ok(Err(e)) => Err(refused(e)),

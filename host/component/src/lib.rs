@@ -74,6 +74,7 @@ mod convert;
 mod engine;
 mod error;
 mod instance;
+mod ticker;
 
 mod bindings {
     wasmtime::component::bindgen!({
@@ -94,5 +95,6 @@ pub const COMPONENT_WASM: &[u8] =
     include_bytes!(concat!(env!("OUT_DIR"), "/planner.component.wasm"));
 
 /// Resolution of the execution deadline: a process-wide thread advances
-/// wasmtime's epoch every tick.
+/// wasmtime's epoch every tick while a guest call runs, and is parked while
+/// none does.
 pub const EPOCH_TICK: Duration = Duration::from_millis(1);
