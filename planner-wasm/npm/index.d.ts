@@ -215,3 +215,31 @@ export declare function reorder(input: ReorderInput, layout?: Layout): Uint32Arr
  * @throws {PlanError}
  */
 export declare function coaccessGap(order: Uint32Array | readonly number[], sizes: BigUint64Array | readonly U64[], queries?: QueryLog | null): number;
+
+/** The longest a call may run, ms: the native host's cap. */
+export declare const MAX_DEADLINE_MS: 60000;
+
+export interface PlannerWorkerOptions {
+  /** The time limit of each call, ms: an integer in 1..=MAX_DEADLINE_MS. Default MAX_DEADLINE_MS. */
+  deadlineMs?: number;
+}
+
+/**
+ * The planner on a Node worker thread, with a time limit on every call. Each
+ * method resolves to what the function of the same name returns and rejects
+ * with the same {@link PlanError}s; a call that runs `deadlineMs` rejects with
+ * kind `'interrupted'` (the worker is terminated and the next call starts a
+ * fresh one). Calls run one at a time, in order. Node only.
+ */
+export declare class PlannerWorker {
+  /** @throws {PlanError} for a bad `deadlineMs` (field `deadlineMs`). */
+  constructor(options?: PlannerWorkerOptions);
+  readonly deadlineMs: number;
+  plan(intervals: readonly Interval[], options: PlanOptions): Promise<Plan>;
+  frontier(intervals: readonly Interval[], options: FrontierOptions): Promise<FrontierPoint[]>;
+  evaluate(intervals: readonly Interval[], groups: readonly Group[], options: EvaluateOptions): Promise<Summary>;
+  reorder(input: ReorderInput, layout?: Layout): Promise<Uint32Array>;
+  coaccessGap(order: Uint32Array | readonly number[], sizes: BigUint64Array | readonly U64[], queries?: QueryLog | null): Promise<number>;
+  /** Ends the thread; calls queued or running reject with kind `'closed'`. */
+  close(): Promise<void>;
+}

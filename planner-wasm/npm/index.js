@@ -410,3 +410,163 @@ export function coaccessGap(order, sizes, queries) {
   const log = queryLogOf(queries);
   return callReorder(() => witReorder.coaccessGap(o, s, log.probes, log.probeOffsets));
 }
+
+/** The longest a call may run, ms: the native host's cap (`planner_core::PlanLimits::max_deadline_ms`). */
+export const MAX_DEADLINE_MS = 60_000;
+
+/**
+ * The planner on a Node worker thread, with a time limit on every call: each
+ * method returns a promise of what the function of the same name returns, and
+ * rejects with a `PlanError` of kind `'interrupted'` (field `fn`) once a call
+ * has run `deadlineMs`. A call past its deadline cannot be stopped inside the
+ * thread that runs it (WebAssembly has no interrupt in JavaScript), so the
+ * worker is terminated and the next call starts a fresh one; the calls queued
+ * behind the stopped one run there. One call runs at a time, in order. The
+ * thread (and its instance of the component, ~0.2 s to start) is started by
+ * the first call; `close()` ends it. Node only.
+ */
+export class PlannerWorker {
+  #deadlineMs;
+  #worker = null;
+  #queue = [];
+  #running = null;
+  #ids = 0;
+  #closed = false;
+
+  /** @param {{deadlineMs?: number}} [options] `deadlineMs`: 1..=MAX_DEADLINE_MS, default MAX_DEADLINE_MS. */
+  constructor(options = {}) {
+    const o = record(options, 'options', [], ['deadlineMs']);
+    const ms = o.deadlineMs === undefined ? MAX_DEADLINE_MS : o.deadlineMs;
+    if (typeof ms !== 'number' || !Number.isInteger(ms) || ms < 1 || ms > MAX_DEADLINE_MS) {
+      throw refuse('deadlineMs', `must be an integer in 1..=${MAX_DEADLINE_MS}, got ${show(ms)}`);
+    }
+    this.#deadlineMs = ms;
+  }
+
+  /** The per-call time limit, ms. */
+  get deadlineMs() {
+    return this.#deadlineMs;
+  }
+
+  plan(intervals, options) {
+    return this.#call('plan', [intervals, options]);
+  }
+
+  frontier(intervals, options) {
+    return this.#call('frontier', [intervals, options]);
+  }
+
+  evaluate(intervals, groups, options) {
+    return this.#call('evaluate', [intervals, groups, options]);
+  }
+
+  reorder(input, layout) {
+    return this.#call('reorder', layout === undefined ? [input] : [input, layout]);
+  }
+
+  coaccessGap(order, sizes, queries) {
+    return this.#call('coaccessGap', [order, sizes, queries]);
+  }
+
+  /** Ends the thread; calls queued or running reject with kind `'closed'`. */
+  async close() {
+    this.#closed = true;
+    const pending = [...(this.#running ? [this.#running] : []), ...this.#queue];
+    this.#queue = [];
+    this.#running = null;
+    for (const c of pending) {
+      clearTimeout(c.timer);
+      c.reject(new PlanError(c.fn, `${c.fn}: the PlannerWorker was closed`, 'closed'));
+    }
+    const w = this.#worker;
+    this.#worker = null;
+    if (w) await w.terminate();
+  }
+
+  #call(fn, args) {
+    if (this.#closed) return Promise.reject(new PlanError(fn, `${fn}: the PlannerWorker was closed`, 'closed'));
+    return new Promise((resolve, reject) => {
+      this.#queue.push({ id: this.#ids++, fn, args, resolve, reject, timer: null });
+      this.#next().catch(reject);
+    });
+  }
+
+  async #next() {
+    if (this.#running || this.#queue.length === 0 || this.#closed) return;
+    const c = this.#queue.shift();
+    this.#running = c;
+    try {
+      const w = await this.#thread();
+      if (this.#running !== c) return;
+      c.timer = setTimeout(() => this.#expire(c), this.#deadlineMs);
+      w.postMessage({ id: c.id, fn: c.fn, args: c.args });
+    } catch (e) {
+      this.#finish(c);
+      c.reject(e instanceof PlanError ? e : new PlanError(c.fn, `${c.fn}: ${e?.message ?? e}`, 'worker'));
+    }
+  }
+
+  async #thread() {
+    if (this.#worker) return this.#worker;
+    const { Worker } = await import('node:worker_threads');
+    const w = new Worker(new URL('./worker.js', import.meta.url));
+    w.unref();
+    // Started once it has loaded the component: a deadline counts the call,
+    // not the thread's start.
+    let started;
+    const ready = new Promise((resolve, reject) => {
+      started = { resolve, reject };
+    });
+    w.on('message', (m) => (m?.ready ? started.resolve() : this.#answer(m)));
+    w.on('error', (e) => {
+      started.reject(e);
+      this.#fail(w, e);
+    });
+    w.on('exit', () => {
+      const e = new Error('the worker thread exited');
+      started.reject(e);
+      this.#fail(w, e);
+    });
+    await ready;
+    if (this.#closed) {
+      await w.terminate();
+      throw new PlanError('worker', 'worker: the PlannerWorker was closed', 'closed');
+    }
+    this.#worker = w;
+    return w;
+  }
+
+  #answer({ id, value, error }) {
+    const c = this.#running;
+    if (!c || c.id !== id) return;
+    this.#finish(c);
+    if (error) c.reject(new PlanError(error.field, error.message, error.kind, error.detail));
+    else c.resolve(value);
+    this.#next();
+  }
+
+  #expire(c) {
+    if (this.#running !== c) return;
+    const w = this.#worker;
+    this.#worker = null;
+    this.#finish(c);
+    if (w) w.terminate();
+    c.reject(new PlanError(c.fn, `${c.fn}: stopped at the deadline (${this.#deadlineMs} ms); use warp or lagrangian instead of exact/frontier, fewer intervals or a smaller kMax, or raise deadlineMs`, 'interrupted'));
+    this.#next();
+  }
+
+  #fail(w, e) {
+    if (this.#worker !== w) return;
+    this.#worker = null;
+    const c = this.#running;
+    if (!c) return;
+    this.#finish(c);
+    c.reject(new PlanError(c.fn, `${c.fn}: the worker thread failed: ${e?.message ?? e}`, 'worker'));
+    this.#next();
+  }
+
+  #finish(c) {
+    clearTimeout(c.timer);
+    if (this.#running === c) this.#running = null;
+  }
+}

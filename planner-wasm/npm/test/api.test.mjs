@@ -57,14 +57,14 @@ test('the installed copy: version, contents, no dependencies or install scripts,
   assert.deepEqual(pkg.dependencies ?? {}, {});
   assert.deepEqual(pkg.peerDependencies ?? {}, {});
   for (const s of ['preinstall', 'install', 'postinstall', 'prepare']) assert.equal(pkg.scripts?.[s], undefined, s);
-  for (const f of ['index.js', 'index.d.ts', 'component/planner.js', 'component/planner.core.wasm']) assert.ok(existsSync(join(dir, f)), f);
+  for (const f of ['index.js', 'index.d.ts', 'worker.js', 'component/planner.js', 'component/planner.core.wasm']) assert.ok(existsSync(join(dir, f)), f);
   assert.ok(!existsSync(join(dir, 'node_modules')) && !existsSync(join(dir, 'test')) && !existsSync(join(dir, 'scripts')));
   const info = JSON.parse(readFileSync(join(dir, 'component/build-info.json'), 'utf8'));
   const bytes = readFileSync(componentPath());
   assert.equal(info.witPackage, WIT_PACKAGE);
   assert.deepEqual(info.component, { bytes: bytes.length, sha256: createHash('sha256').update(bytes).digest('hex') });
-  assert.deepEqual(Object.keys(warp).sort(), ['DEFAULT_FRONTIER_POINTS', 'DEFAULT_LAYOUT_DIMS', 'PlanError', 'S3_SURROGATE', 'WIT_PACKAGE',
-    'coaccessGap', 'evaluate', 'frontier', 'plan', 'reorder', 'setMemoryLimit']);
+  assert.deepEqual(Object.keys(warp).sort(), ['DEFAULT_FRONTIER_POINTS', 'DEFAULT_LAYOUT_DIMS', 'MAX_DEADLINE_MS', 'PlanError', 'PlannerWorker',
+    'S3_SURROGATE', 'WIT_PACKAGE', 'coaccessGap', 'evaluate', 'frontier', 'plan', 'reorder', 'setMemoryLimit']);
 });
 
 test('offsets: bigint is exact to 2^64 - 1, numbers are taken where safe, refused otherwise', () => {

@@ -2,7 +2,7 @@
 // INSTALLED package's index.d.ts: the uses that must compile, and misuses that
 // must not, each under an expect-error directive (tsc fails if one compiles).
 import {
-  coaccessGap, evaluate, frontier, plan, PlanError, reorder, S3_SURROGATE, setMemoryLimit, WIT_PACKAGE,
+  coaccessGap, evaluate, frontier, MAX_DEADLINE_MS, plan, PlanError, PlannerWorker, reorder, S3_SURROGATE, setMemoryLimit, WIT_PACKAGE,
   type FrontierPoint, type Interval, type Plan, type Request, type Summary,
 } from 'warp-planner';
 
@@ -51,4 +51,11 @@ reorder({ centroids: [0, 0], dim: 2, sizes: [1] }, 'hilbert');
 // @ts-expect-error evaluate takes no method
 evaluate(intervals, p.requests, { parallelism: 8, surrogate: S3_SURROGATE, method: 'warp' });
 
-export { version, offset, index, t, lb, bytes, count, cap, gap, wrong };
+const worker = new PlannerWorker({ deadlineMs: 250 });
+const later: Promise<Plan> = worker.plan(intervals, { kMax: 8, parallelism: 8, surrogate: S3_SURROGATE });
+const limit: number = worker.deadlineMs + MAX_DEADLINE_MS;
+void worker.close();
+// @ts-expect-error a worker's calls are promises
+const now: Plan = worker.plan(intervals, { kMax: 8, parallelism: 8, surrogate: S3_SURROGATE });
+
+export { version, offset, index, t, lb, bytes, count, cap, gap, wrong, later, limit, now };
