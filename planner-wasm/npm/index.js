@@ -509,7 +509,15 @@ export class PlannerWorker {
   async #thread() {
     if (this.#worker) return this.#worker;
     const { Worker } = await import('node:worker_threads');
-    const w = new Worker(new URL('./worker.js', import.meta.url));
+    // The process's Node flags, less `--input-type` (valid only for `-e` and
+    // stdin input, which a worker started from a file refuses).
+    const execArgv = [];
+    for (let i = 0; i < process.execArgv.length; i++) {
+      const a = process.execArgv[i];
+      if (a === '--input-type') i++;
+      else if (!a.startsWith('--input-type=')) execArgv.push(a);
+    }
+    const w = new Worker(new URL('./worker.js', import.meta.url), { execArgv });
     w.unref();
     // Started once it has loaded the component: a deadline counts the call,
     // not the thread's start.

@@ -3,6 +3,7 @@
 // deadline rejects as `interrupted` and the worker goes on with a fresh thread.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
 import { frontier, MAX_DEADLINE_MS, plan, PlanError, PlannerWorker, reorder, S3_SURROGATE } from 'warp-planner';
 
 const base = { kMax: 12, parallelism: 8, surrogate: S3_SURROGATE };
@@ -73,4 +74,14 @@ test('bad options and a closed worker are refused by name', async () => {
   await w.close();
   await rejects(pending, 'plan', 'closed');
   await rejects(w.plan(small, base), 'plan', 'closed');
+});
+
+test('runs from `node --input-type=module -e` too (the flag is not passed to the worker)', () => {
+  const code = `import { PlannerWorker, S3_SURROGATE } from 'warp-planner';
+const w = new PlannerWorker({ deadlineMs: 5000 });
+const p = await w.plan([[0n, 4096n], [8192n, 4096n]], { kMax: 64, parallelism: 8, surrogate: S3_SURROGATE });
+console.log(p.requests.length);
+await w.close();`;
+  const out = execFileSync(process.execPath, ['--input-type=module', '-e', code], { encoding: 'utf8', timeout: 30_000 });
+  assert.equal(out.trim(), '1');
 });
