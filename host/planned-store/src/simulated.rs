@@ -45,6 +45,41 @@ use object_store::{
 pub use warp_latency_model::{MAX_FIRST_BYTE_SIGMA, MAX_TAIL_FACTOR, SimulateConfig};
 use warp_latency_model::{Model, PacedBody, TokioTimer, sleep_until};
 
+/// Largest chunk a local file's range is read into, bytes.
+pub const FILE_CHUNK: usize = 1 << 20;
+
+/// Reads `range` of `file` into chunks of at most [`FILE_CHUNK`] bytes. A
+/// file shorter than the range is an error naming `path`. Blocking;
+/// `O(range)` bytes in `⌈range / FILE_CHUNK⌉` buffers.
+fn read_chunks(
+    mut file: std::fs::File,
+    path: &std::path::Path,
+    range: std::ops::Range<u64>,
+) -> Result<Vec<Bytes>> {
+    use std::io::{Read, Seek, SeekFrom};
+    let fail = |e: std::io::Error| object_store::Error::Generic {
+        store: "SimulatedStore",
+        source: format!("reading {} bytes {range:?}: {e}", path.display()).into(),
+    };
+    file.seek(SeekFrom::Start(range.start)).map_err(fail)?;
+    let mut left = range.end.saturating_sub(range.start);
+    let mut chunks = Vec::with_capacity(left.div_ceil(FILE_CHUNK as u64) as usize);
+    while left > 0 {
+        let n = left.min(FILE_CHUNK as u64) as usize;
+        let mut buf = Vec::with_capacity(n);
+        (&mut file)
+            .take(n as u64)
+            .read_to_end(&mut buf)
+            .map_err(fail)?;
+        if buf.len() < n {
+            return Err(fail(std::io::ErrorKind::UnexpectedEof.into()));
+        }
+        chunks.push(Bytes::from(buf));
+        left -= n as u64;
+    }
+    Ok(chunks)
+}
+
 /// Wraps a store and delays every GET by the [`SimulateConfig`] profile:
 /// the result at the first byte, the body streamed at the model's pace.
 #[derive(Debug)]
@@ -114,14 +149,25 @@ impl ObjectStore for SimulatedStore {
         // byte is due: object_store streams a file in 8 KiB chunks, each a
         // round trip through the blocking pool, and that would pace the
         // body by the machine's CPU (a busy machine's late threads, 128 of
-        // them per MiB) instead of by the model.
-        let inner: BoxStream<'static, Result<Bytes>> =
-            if matches!(result.payload, GetResultPayload::Stream(_)) {
-                result.into_stream()
-            } else {
-                let whole = result.bytes().await?;
-                Box::pin(futures::stream::once(async move { Ok(whole) }))
-            };
+        // them per MiB) instead of by the model. It is read into chunks of
+        // at most FILE_CHUNK, as a network body arrives in pieces, not into
+        // one buffer of the whole range: fresh buffers of tens of MiB, one
+        // per GET, made a Q = 128 run's memory grow to 5–6 GB and its
+        // kernel time to 16–40 s in one run of three (BENCHMARKS.md).
+        let file_range = range.clone();
+        let inner: BoxStream<'static, Result<Bytes>> = match result.payload {
+            GetResultPayload::Stream(s) => s,
+            GetResultPayload::File(file, path) => {
+                let chunks =
+                    tokio::task::spawn_blocking(move || read_chunks(file, &path, file_range))
+                        .await
+                        .map_err(|e| object_store::Error::Generic {
+                            store: "SimulatedStore",
+                            source: Box::new(e),
+                        })??;
+                Box::pin(futures::stream::iter(chunks.into_iter().map(Ok)))
+            }
+        };
         sleep_until(&TokioTimer, transfer.headers_at()).await;
         let body = PacedBody::new(inner, transfer, TokioTimer);
         Ok(GetResult {
@@ -314,8 +360,9 @@ mod tests {
     #[tokio::test]
     async fn a_local_file_is_paced_by_the_model_alone() {
         // object_store streams a file in 8 KiB chunks through the blocking
-        // pool; the simulated body is read whole and released in the model's
-        // 64 KiB pieces, so a busy machine's thread wake-ups do not pace it.
+        // pool; the simulated body is read in one blocking call (into
+        // FILE_CHUNK buffers) and released in the model's 64 KiB pieces, so
+        // a busy machine's thread wake-ups do not pace it.
         let dir = tempfile::tempdir().unwrap();
         let inner: Arc<dyn ObjectStore> =
             Arc::new(object_store::local::LocalFileSystem::new_with_prefix(dir.path()).unwrap());
@@ -349,6 +396,30 @@ mod tests {
                 .all(|&n| n == warp_latency_model::QUANTUM)
         );
         assert_eq!(pieces.concat(), &data[4096..]);
+    }
+
+    #[test]
+    fn a_file_range_is_read_in_chunks_and_a_short_file_is_named() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("x");
+        let data: Vec<u8> = (0..(5 * FILE_CHUNK / 2) as u32 + 100)
+            .map(|i| (i % 251) as u8)
+            .collect();
+        std::fs::write(&path, &data).unwrap();
+        let open = || std::fs::File::open(&path).unwrap();
+        let end = data.len() as u64;
+        let chunks = read_chunks(open(), &path, 100..end).unwrap();
+        let sizes: Vec<usize> = chunks.iter().map(Bytes::len).collect();
+        assert_eq!(sizes, [FILE_CHUNK, FILE_CHUNK, FILE_CHUNK / 2]);
+        assert_eq!(chunks.concat(), &data[100..]);
+        assert!(read_chunks(open(), &path, 7..7).unwrap().is_empty());
+        let e = read_chunks(open(), &path, 100..end + 1)
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.contains(&path.display().to_string()) && e.contains("100.."),
+            "{e}"
+        );
     }
 
     #[tokio::test(start_paused = true)]
