@@ -94,17 +94,21 @@ impl Default for InputLimits {
 /// Default of [`InputLimits::input_bytes`]: 64 MiB.
 pub const DEFAULT_INPUT_BYTES: u64 = 64 << 20;
 
-/// Default of [`InputLimits::data_bytes`]: 3/4 of `MemTotal` in `/proc/meminfo`,
-/// else 8 GiB.
+/// The machine's memory, bytes: `MemTotal` in `/proc/meminfo`; `None` where
+/// unknown. One small file read.
+pub fn mem_total_bytes() -> Option<u64> {
+    std::fs::read_to_string("/proc/meminfo").ok().and_then(|m| {
+        m.lines()
+            .find_map(|l| l.strip_prefix("MemTotal:"))
+            .and_then(|v| v.trim().trim_end_matches("kB").trim().parse::<u64>().ok())
+            .map(|kib| kib.saturating_mul(1024))
+    })
+}
+
+/// Default of [`InputLimits::data_bytes`]: 3/4 of [`mem_total_bytes`], else
+/// 8 GiB.
 pub fn default_data_bytes() -> u64 {
-    std::fs::read_to_string("/proc/meminfo")
-        .ok()
-        .and_then(|m| {
-            m.lines()
-                .find_map(|l| l.strip_prefix("MemTotal:"))
-                .and_then(|v| v.trim().trim_end_matches("kB").trim().parse::<u64>().ok())
-        })
-        .map_or(8 << 30, |kib| kib.saturating_mul(1024) / 4 * 3)
+    mem_total_bytes().map_or(8 << 30, |b| b / 4 * 3)
 }
 
 /// The planner component's engine options of the environment

@@ -57,9 +57,8 @@ fn read_chunks(
     range: std::ops::Range<u64>,
 ) -> Result<Vec<Bytes>> {
     use std::io::{Read, Seek, SeekFrom};
-    let fail = |e: std::io::Error| object_store::Error::Generic {
-        store: "SimulatedStore",
-        source: format!("reading {} bytes {range:?}: {e}", path.display()).into(),
+    let fail = |e: std::io::Error| {
+        sim_error(format!("reading {} bytes {range:?}: {e}", path.display()).into())
     };
     file.seek(SeekFrom::Start(range.start)).map_err(fail)?;
     let mut left = range.end.saturating_sub(range.start);
@@ -78,6 +77,14 @@ fn read_chunks(
         left -= n as u64;
     }
     Ok(chunks)
+}
+
+/// An error of the simulator's own (its file reads), not the wrapped store's.
+fn sim_error(source: Box<dyn std::error::Error + Send + Sync>) -> object_store::Error {
+    object_store::Error::Generic {
+        store: "SimulatedStore",
+        source,
+    }
 }
 
 /// Wraps a store and delays every GET by the [`SimulateConfig`] profile:
@@ -161,10 +168,7 @@ impl ObjectStore for SimulatedStore {
                 let chunks =
                     tokio::task::spawn_blocking(move || read_chunks(file, &path, file_range))
                         .await
-                        .map_err(|e| object_store::Error::Generic {
-                            store: "SimulatedStore",
-                            source: Box::new(e),
-                        })??;
+                        .map_err(|e| sim_error(Box::new(e)))??;
                 Box::pin(futures::stream::iter(chunks.into_iter().map(Ok)))
             }
         };

@@ -67,8 +67,8 @@ impl Default for ReadConfig {
             hedge: Some(HedgePolicy::default()),
             deadline: None,
             stall_timeout: Duration::from_secs(10),
-            fetch_budget: DEFAULT_FETCH_BUDGET
-                .min(crate::config::default_data_bytes() / 3)
+            fetch_budget: crate::config::mem_total_bytes()
+                .map_or(DEFAULT_FETCH_BUDGET, |b| (b / 4).min(DEFAULT_FETCH_BUDGET))
                 .max(1 << 20),
         }
     }
