@@ -228,8 +228,8 @@ export interface PlannerWorkerOptions {
  * The planner on a Node worker thread, with a time limit on every call. Each
  * method resolves to what the function of the same name returns and rejects
  * with the same {@link PlanError}s; a call that runs `deadlineMs` rejects with
- * kind `'interrupted'` (the worker is terminated and the next call starts a
- * fresh one). Calls run one at a time, in order. Node only.
+ * kind `'interrupted'` and field `plan`, the component's own line (the worker
+ * is terminated and the next call starts a fresh one). Calls run one at a time, in order. Node only.
  */
 export declare class PlannerWorker {
   /** @throws {PlanError} for a bad `deadlineMs` (field `deadlineMs`). */

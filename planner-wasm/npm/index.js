@@ -411,18 +411,22 @@ export function coaccessGap(order, sizes, queries) {
   return callReorder(() => witReorder.coaccessGap(o, s, log.probes, log.probeOffsets));
 }
 
+/** The refusal of a call to a closed PlannerWorker. */
+const closed = (fn) => new PlanError(fn, `${fn}: the PlannerWorker was closed`, 'closed');
+
 /** The longest a call may run, ms: the native host's cap (`planner_core::PlanLimits::max_deadline_ms`). */
 export const MAX_DEADLINE_MS = 60_000;
 
 /**
  * The planner on a Node worker thread, with a time limit on every call: each
  * method returns a promise of what the function of the same name returns, and
- * rejects with a `PlanError` of kind `'interrupted'` (field `fn`) once a call
- * has run `deadlineMs`. A call past its deadline cannot be stopped inside the
+ * rejects with a `PlanError` of kind `'interrupted'` once a call has run
+ * `deadlineMs` (field `plan` and the component's own line for it, as the
+ * native host and the Python package say it). A call past its deadline cannot be stopped inside the
  * thread that runs it (WebAssembly has no interrupt in JavaScript), so the
  * worker is terminated and the next call starts a fresh one; the calls queued
  * behind the stopped one run there. One call runs at a time, in order. The
- * thread (and its instance of the component, ~0.2 s to start) is started by
+ * thread (and its instance of the component: 40–170 ms to start on a 2-vCPU VM, `npm run bench`) is started by
  * the first call; `close()` ends it. Node only.
  */
 export class PlannerWorker {
@@ -476,7 +480,7 @@ export class PlannerWorker {
     this.#running = null;
     for (const c of pending) {
       clearTimeout(c.timer);
-      c.reject(new PlanError(c.fn, `${c.fn}: the PlannerWorker was closed`, 'closed'));
+      c.reject(closed(c.fn));
     }
     const w = this.#worker;
     this.#worker = null;
@@ -484,10 +488,11 @@ export class PlannerWorker {
   }
 
   #call(fn, args) {
-    if (this.#closed) return Promise.reject(new PlanError(fn, `${fn}: the PlannerWorker was closed`, 'closed'));
+    if (this.#closed) return Promise.reject(closed(fn));
     return new Promise((resolve, reject) => {
       this.#queue.push({ id: this.#ids++, fn, args, resolve, reject, timer: null });
-      this.#next().catch(reject);
+      // #next settles the call it starts, failures included.
+      this.#next();
     });
   }
 
@@ -538,7 +543,7 @@ export class PlannerWorker {
     await ready;
     if (this.#closed) {
       await w.terminate();
-      throw new PlanError('worker', 'worker: the PlannerWorker was closed', 'closed');
+      throw closed('worker');
     }
     this.#worker = w;
     return w;
@@ -559,7 +564,7 @@ export class PlannerWorker {
     this.#worker = null;
     this.#finish(c);
     if (w) w.terminate();
-    c.reject(new PlanError(c.fn, `${c.fn}: stopped at the deadline (${this.#deadlineMs} ms); use warp or lagrangian instead of exact/frontier, fewer intervals or a smaller kMax, or raise deadlineMs`, 'interrupted'));
+    c.reject(new PlanError('plan', `${wit.errorMessage({ tag: 'interrupted' })} (deadlineMs = ${this.#deadlineMs})`, 'interrupted'));
     this.#next();
   }
 

@@ -14,13 +14,16 @@
 // per-call wall time over --rounds (default 15) rounds, with the fastest and
 // slowest round, and the median per-call CPU time (process.cpuUsage(), user +
 // system of the whole process, so V8's GC threads count; on a busy box it
-// leaves out the time spent waiting for a core). Prints the load average and
-// whether rustc was running, before and after.
+// leaves out the time spent waiting for a core). Then PlannerWorker: the time
+// its first call takes, thread start and component load included, and the
+// median round trip of a one-interval plan on the running thread (5 workers,
+// 200 calls each). Prints the load average and whether rustc was running,
+// before and after.
 import { execFileSync } from 'node:child_process';
 import { loadavg } from 'node:os';
 import { parseArgs } from 'node:util';
 import * as component from '../component/planner.js';
-import { plan, S3_SURROGATE, WIT_PACKAGE } from '../index.js';
+import { plan, PlannerWorker, S3_SURROGATE, WIT_PACKAGE } from '../index.js';
 
 const { values } = parseArgs({ options: { rounds: { type: 'string', default: '15' }, 'round-ms': { type: 'string', default: '200' } } });
 const rounds = Number(values.rounds), roundMs = Number(values['round-ms']);
@@ -109,4 +112,21 @@ for (const n of [16, 256, 1024]) {
   const direct = time(() => raw.plan(instance));
   console.log(`| ${n}, ${n / 2} | ${fmt(wrapped)} | ${fmt(direct)} | ${p.requests.length} | ${p.tMs.toFixed(3)} |`);
 }
+const one = [[0n, 4096n]];
+const tiny = { kMax: 1, parallelism: 8, surrogate: S3_SURROGATE };
+const starts = [], trips = [];
+for (let i = 0; i < 5; i++) {
+  const w = new PlannerWorker();
+  let t = performance.now();
+  await w.plan(one, tiny);
+  starts.push(performance.now() - t);
+  for (let j = 0; j < 200; j++) {
+    t = performance.now();
+    await w.plan(one, tiny);
+    trips.push(performance.now() - t);
+  }
+  await w.close();
+}
+const mid = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+console.log(`PlannerWorker: first call (thread start and component load) ${Math.min(...starts).toFixed(1)}–${Math.max(...starts).toFixed(1)} ms over 5 workers; one-interval plan round trip median ${(mid(trips) * 1000).toFixed(0)} µs (sync plan(): ${time(() => plan(one, tiny)).median.toFixed(1)} µs)`);
 console.log(`after: ${state()}`);
