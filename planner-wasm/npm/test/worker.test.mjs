@@ -8,8 +8,10 @@ import { frontier, MAX_DEADLINE_MS, plan, PlanError, PlannerWorker, reorder, S3_
 
 const base = { kMax: 12, parallelism: 8, surrogate: S3_SURROGATE };
 const small = [[0n, 4096n], [8192n, 4096n], [1n << 40n, 65536n]];
-/** `frontier` at n = 1024 takes tens of ms (~70 ms on a 2-vCPU VM). */
+/** 1024 intervals: `exact` with kMax 64 takes ~22 s on a 2-vCPU VM (`frontier`, once V8
+ * has tiered the module up, as little as 7 ms: too close to a 10 ms limit to stop surely). */
 const big = Array.from({ length: 1024 }, (_, i) => [BigInt(i) * 100_000n, BigInt(4096 + i)]);
+const slowOpts = { kMax: 64, parallelism: 16, surrogate: S3_SURROGATE, method: 'exact' };
 
 async function rejects(promise, field, kind) {
   let err;
@@ -50,14 +52,13 @@ test('answers and refusals are the synchronous functions\' own', async () => {
 test('a call past its deadline is stopped, and the next runs on a fresh thread', async () => {
   const w = new PlannerWorker({ deadlineMs: 10 });
   try {
-    const opts = { kMax: 512, parallelism: 16, surrogate: S3_SURROGATE, method: 'frontier' };
     // Queued behind the slow one: it still runs, on the new thread.
-    const slow = w.plan(big, opts);
+    const slow = w.plan(big, slowOpts);
     const after = w.plan(small, base);
     const e = await rejects(slow, 'plan', 'interrupted');
     assert.match(e.message, /^plan: stopped at the deadline; .* \(deadlineMs = 10\)$/);
     assert.deepEqual(await after, plan(small, base));
-    await rejects(w.plan(big, opts), 'plan', 'interrupted');
+    await rejects(w.plan(big, slowOpts), 'plan', 'interrupted');
     assert.deepEqual(await w.plan(small, base), plan(small, base));
   } finally {
     await w.close();
@@ -70,7 +71,7 @@ test('bad options and a closed worker are refused by name', async () => {
   }
   assert.throws(() => new PlannerWorker({ timeout: 5 }), (e) => e instanceof PlanError && e.field === 'timeout');
   const w = new PlannerWorker();
-  const pending = w.plan(big, { kMax: 512, parallelism: 16, surrogate: S3_SURROGATE, method: 'frontier' });
+  const pending = w.plan(big, slowOpts);
   await w.close();
   await rejects(pending, 'plan', 'closed');
   await rejects(w.plan(small, base), 'plan', 'closed');
