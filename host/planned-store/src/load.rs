@@ -29,13 +29,15 @@
 //! CPU-bound process is the CPU term's to price.
 //! Merging across gaps lowers the third term and raises the second and the
 //! fourth; the planner alone, pricing a byte at `base`, sees only the first.
-//! So, once `C` or `κ` is known, [`PlannedStore`] plans
-//! the call as asked and, for each per-MiB price `m · base` with `m ∈`
-//! [`PRICES`], at `P = 1` (the sum `W`: the resources the plan takes, with no
-//! critical-path term to keep adjacent intervals apart at a high price), and
-//! keeps the plan of least `R` ([`ClosedLoop::cost_ms`]), ties to the earlier: with
-//! room on the link that is the planner's own plan, on a saturated link the
-//! fewest bytes that keep the slots from binding instead.
+//! So [`PlannedStore`] plans the call as asked and at `P = 1` (the sum `W`:
+//! the least slot time, the plan for when the third term binds, which `S`
+//! and `Q` tell from the first call), and, once `C` or `κ` is known, at
+//! `P = 1` for each further per-MiB price `m · base` with `m ∈` [`PRICES`]
+//! (the resources the plan takes, with no critical-path term to keep
+//! adjacent intervals apart at a high price), and keeps the plan of least
+//! `R` ([`ClosedLoop::cost_ms`]), ties to the earlier: with room on the
+//! link and the slots that is the planner's own plan, on a saturated link
+//! the fewest bytes that keep the slots from binding instead.
 //!
 //! # Estimating `C` online
 //! A link that binds shows as GETs taking longer than `t₀` once their I/O
@@ -82,6 +84,18 @@
 //! the link, not of the plans, so choosing plans by it does not feed back
 //! into its estimate the way a load-dependent price would.
 //!
+//! A link carries at most `C`, so a delivered rate above it proves the
+//! estimate wrong: at every refresh the rate `r_W` of the whole [`WINDOW`]
+//! (MiB completed after its oldest GET over the time since, four times the
+//! span of `r`, so fewer bunched completions) is compared with `C`, and when
+//! `r_W > (1 + `[`OUTGROWN`]`) · C` the estimate and its busy rates are
+//! forgotten: `C` is unknown again until the link is next seen full (that
+//! window's `r` then starts the median afresh). What this mends is a stall
+//! taken for the link: bodies held back for half a second (over warp-s3 on
+//! 127.0.0.1, early in a run) read a few busy windows at 136–243 MiB/s, and
+//! since a link with room never counts as busy, `C` stayed there for the
+//! rest of the run on a 4 GiB/s link while the GETs delivered 800–1 100.
+//!
 //! # Bounds and determinism
 //! `O(WINDOW + PRESSURE_WINDOW²)` memory; each refresh, every [`REFRESH`]
 //! GETs, is an `O(PRESSURE_WINDOW²)` pass under the estimator's lock: the
@@ -123,6 +137,10 @@ pub const PRICES: [f64; 9] = [1.0, 2.0, 4.0, 8.0, 16.0, 32.0, 64.0, 256.0, 1024.
 pub const MEASURED_FIXED_MARGIN: f64 = 0.05;
 /// Busy-window rates `C` is the median of.
 pub const BUSY_RATES: usize = 15;
+/// `C` is forgotten when the last [`WINDOW`] GETs delivered more than
+/// `1 + OUTGROWN` times it (module docs): a margin over the noise of a rate
+/// measured over a few hundred completions.
+pub const OUTGROWN: f64 = 0.10;
 /// Refreshes in a row that must find the link busy before their delivered
 /// rate counts toward `C`.
 pub const BUSY_STREAK: u32 = 2;
@@ -431,20 +449,15 @@ fn refresh(st: &mut State, prior: (f64, f64)) {
         scratch.extend(recent().map(|s| excess * s.mib / (prior.0 + prior.1 * s.mib).max(1e-3)));
         pressure = pressure.min(quantile(scratch, 0.5));
     }
-    // The delivered rate: MiB completed after the oldest GET of `recent`
-    // over the time since it completed.
-    let delivered = match (window.get(from), window.back()) {
-        (Some(first), Some(last)) => {
-            let span_ms = last
-                .done
-                .saturating_duration_since(first.done)
-                .as_secs_f64()
-                * 1000.0;
-            let mib: f64 = recent().skip(1).map(|w| w.mib).sum();
-            (span_ms >= MIN_SPAN_MS).then(|| mib / (span_ms / 1000.0))
-        }
-        _ => None,
-    };
+    let delivered = delivered_mib_s(window, from);
+    let carried = delivered_mib_s(window, 0);
+    // What the whole window delivered: above `C`, `C` is not the link's.
+    if let (Some(c), Some(carried)) = (st.capacity_mib_s, carried)
+        && carried > c * (1.0 + OUTGROWN)
+    {
+        st.capacity_mib_s = None;
+        st.busy_rates.clear();
+    }
     st.slot_first_byte_ms = Some(slot_first_byte_ms);
     st.pressure = pressure;
     let Some(r) = delivered else {
@@ -465,6 +478,20 @@ fn refresh(st: &mut State, prior: (f64, f64)) {
         st.scratch.extend(st.busy_rates.iter().copied());
         st.capacity_mib_s = Some(quantile(&mut st.scratch, 0.5));
     }
+}
+
+/// The rate, MiB/s, at which the GETs of `window` from index `from` on
+/// delivered bytes: the MiB completed after the first of them over the time
+/// since it completed; `None` over less than `MIN_SPAN_MS`. `O(W)`.
+fn delivered_mib_s(window: &VecDeque<Seen>, from: usize) -> Option<f64> {
+    let (first, last) = (window.get(from)?, window.back()?);
+    let span_ms = last
+        .done
+        .saturating_duration_since(first.done)
+        .as_secs_f64()
+        * 1000.0;
+    let mib: f64 = window.range(from + 1..).map(|w| w.mib).sum();
+    (span_ms >= MIN_SPAN_MS).then(|| mib / (span_ms / 1000.0))
 }
 
 /// `f̂`: the mean first byte over `window`, ms — how long a GET holds its
@@ -619,6 +646,34 @@ mod tests {
         feed(&est, &mut t, 2000, 1 << 20, 60.0, 0.5);
         let c = est.capacity_mib_s().unwrap();
         assert!((c - 2000.0).abs() < 5.0, "{c}");
+    }
+
+    #[test]
+    fn a_capacity_the_link_outgrew_is_forgotten() {
+        let est = LoadEstimator::new();
+        est.note_prior(PRIOR);
+        let mut t = Instant::now();
+        // A stall taken for a full link: bodies held back, 100 MiB/s.
+        feed(&est, &mut t, WINDOW, 1 << 20, 60.0, 10.0);
+        let c = est.capacity_mib_s().unwrap();
+        assert!((c - 100.0).abs() < 1.0, "{c}");
+        // Then the GETs take their unloaded time and deliver 500 MiB/s,
+        // five times `C`: `C` was not the link's, and is unknown again.
+        feed(&est, &mut t, WINDOW, 1 << 20, 30.0, 2.0);
+        let s = est.snapshot();
+        assert_eq!(s.capacity_mib_s, None, "{s:?}");
+        // Not merely a lower rate: within the margin, `C` stays.
+        let est = LoadEstimator::new();
+        est.note_prior(PRIOR);
+        feed(&est, &mut t, WINDOW, 1 << 20, 60.0, 10.0);
+        feed(&est, &mut t, 2 * WINDOW, 1 << 20, 30.0, 1000.0 / 108.0);
+        let c = est.capacity_mib_s().unwrap();
+        assert!((c - 100.0).abs() < 1.0, "{c}");
+        // The link full again, at 1 000 MiB/s: measured afresh, not the
+        // median of the old stall's rates and the new ones.
+        feed(&est, &mut t, WINDOW, 1 << 20, 60.0, 1.0);
+        let c = est.capacity_mib_s().unwrap();
+        assert!((c - 1000.0).abs() < 5.0, "{c}");
     }
 
     #[test]

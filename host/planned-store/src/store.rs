@@ -269,12 +269,17 @@ impl<S: ObjectStore + ?Sized> PlannedStore<S> {
     ///   need; the closed-loop cost charges them only when `Q · H / S`
     ///   binds (the link term is 0 while its capacity is unknown, the CPU
     ///   term while the CPU was not seen busy);
+    /// - at `P = 1` (the least slot time `W`), unless that is what was
+    ///   asked: the slots' term `Q · H / S` is known from the first call
+    ///   (`S` and `Q` are), so the plan for when it binds is always a
+    ///   candidate — over warp-s3, 64 slots and `Q` = 32 bound a cold
+    ///   IVF_FLAT query while the link's capacity was still unknown;
     /// - while the CPU price is unknown and the measured mean first byte `f̂`
     ///   is more than [`MEASURED_FIXED_MARGIN`] above the prior's, at first
     ///   byte `f̂`, as asked and at `P = 1` (a GET dearer than the prior says);
     /// - once the link's capacity `C` or the CPU's price is known, at `P = 1`
-    ///   for each per-MiB price `m · base` of [`PRICES`] (fewer bytes where
-    ///   the link or the client's CPU binds).
+    ///   for each per-MiB price `m · base` of [`PRICES`] above the base
+    ///   (fewer bytes where the link or the client's CPU binds).
     ///
     /// Returns the plan, its summary under the surrogate it was made with,
     /// the backend, and that surrogate.
@@ -351,6 +356,12 @@ impl<S: ObjectStore + ?Sized> PlannedStore<S> {
                 }
             }
         }
+        let asked_p1 = req.parallelism == Some(1.0);
+        if !asked_p1 {
+            // The fewest slot time `H` at the prior: the plan for when the
+            // I/O slots bind, which `S` and `Q` say from the first call on.
+            best = cheaper(best, candidate(1.0, Some(1.0))?);
+        }
         if let Some(f) = measured_fixed {
             // A dearer GET: the planner's plan, and the fewest-slot-time
             // one, at the first byte measured.
@@ -361,10 +372,9 @@ impl<S: ObjectStore + ?Sized> PlannedStore<S> {
         if prices.capacity_mib_s.is_none() && prices.cpu.is_none() {
             return Ok(best.1);
         }
-        let asked_p1 = req.parallelism == Some(1.0);
         for m in PRICES {
-            if asked_p1 && m == 1.0 {
-                // That plan is the planner's own, already priced.
+            if m == 1.0 {
+                // At the base price that plan is already priced above.
                 continue;
             }
             best = cheaper(best, candidate(m, Some(1.0))?);
@@ -520,6 +530,39 @@ impl<S: ObjectStore + ?Sized> ObjectStore for PlannedStore<S> {
 mod tests {
     use super::*;
     use crate::body::Body;
+
+    /// With the link's capacity and the CPU's price unknown, the closed
+    /// loop still knows the I/O slots: many concurrent calls sharing few
+    /// slots get the plan of least slot time, one call alone the planner's.
+    #[test]
+    fn the_least_slot_time_plan_is_a_candidate_before_the_link_is_known() {
+        let store = PlannedStore::builder(Arc::new(object_store::memory::InMemory::new()))
+            .build()
+            .unwrap();
+        // Eight 64 KiB intervals 1 MiB apart; S3 prior 25 ms + 5 ms/MiB.
+        let intervals: Vec<Interval> = (0..8u64)
+            .map(|i| Interval::new(i * (1 << 20), 64 << 10))
+            .collect();
+        let opts = store.plan_options().clone();
+        let surrogate = opts.surrogate.clone();
+        let req = PlanRequest {
+            intervals: &intervals,
+            k_max: intervals.len(),
+            parallelism: opts.parallelism,
+            surrogate: &surrogate,
+            epsilon: opts.epsilon,
+            method: opts.method,
+        };
+        assert!(store.load().capacity_mib_s.is_none());
+        // Alone (Q = 1 of 64 slots): each interval its own GET, B ≈ 25.3 ms.
+        let (alone, ..) = store.plan(&req, &opts, 1).unwrap();
+        assert_eq!(alone.len(), 8);
+        // 32 calls on 64 slots: separate GETs cost Q·H/S = 32 · 202.5 / 64
+        // ≈ 101 ms a call, one GET over the gaps max(62.2, 31.1) ms.
+        let (shared, summary, ..) = store.plan(&req, &opts, 32).unwrap();
+        assert_eq!(shared.len(), 1, "{shared:?}");
+        assert_eq!(summary.bytes, 7 * (1 << 20) + (64 << 10));
+    }
 
     #[test]
     fn intervals_are_cut_from_every_covering_request() {
