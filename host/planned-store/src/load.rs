@@ -84,10 +84,13 @@
 //! the link, not of the plans, so choosing plans by it does not feed back
 //! into its estimate the way a load-dependent price would.
 //!
-//! A link carries at most `C`, so a delivered rate above it proves the
-//! estimate wrong: at every refresh the rate `r_W` of the whole [`WINDOW`]
-//! (MiB completed after its oldest GET over the time since, four times the
-//! span of `r`, so fewer bunched completions) is compared with `C`, and when
+//! A link carries at most `C`, so a rate above it proves the estimate
+//! wrong: at every refresh the rate `r_W` the link surely carried over the
+//! whole [`WINDOW`] (all its MiB over the time from the earliest issue of
+//! its GETs to its last completion, every byte of them having arrived in
+//! between; `r`, MiB completed over the span of the completions, counts
+//! bodies that streamed partly before it and reads above the line rate when
+//! many are in flight) is compared with `C`, and when
 //! `r_W > (1 + `[`OUTGROWN`]`) · C` the estimate and its busy rates are
 //! forgotten: `C` is unknown again until the link is next seen full (that
 //! window's `r` then starts the median afresh). What this mends is a stall
@@ -450,7 +453,7 @@ fn refresh(st: &mut State, prior: (f64, f64)) {
         pressure = pressure.min(quantile(scratch, 0.5));
     }
     let delivered = delivered_mib_s(window, from);
-    let carried = delivered_mib_s(window, 0);
+    let carried = carried_mib_s(window);
     // What the whole window delivered: above `C`, `C` is not the link's.
     if let (Some(c), Some(carried)) = (st.capacity_mib_s, carried)
         && carried > c * (1.0 + OUTGROWN)
@@ -492,6 +495,21 @@ fn delivered_mib_s(window: &VecDeque<Seen>, from: usize) -> Option<f64> {
         * 1000.0;
     let mib: f64 = window.range(from + 1..).map(|w| w.mib).sum();
     (span_ms >= MIN_SPAN_MS).then(|| mib / (span_ms / 1000.0))
+}
+
+/// A lower bound on what the link carries, MiB/s: every byte of `window`
+/// arrived between the earliest issue of its GETs and its last completion,
+/// so their MiB over that time is at most the link's rate (unlike the
+/// delivered rate, whose first body may have streamed before its span);
+/// `None` over less than `MIN_SPAN_MS`. `O(W)`.
+fn carried_mib_s(window: &VecDeque<Seen>) -> Option<f64> {
+    let last = window.back()?;
+    let since_ms = window
+        .iter()
+        .map(|s| last.done.saturating_duration_since(s.done).as_secs_f64() * 1000.0 + s.latency_ms)
+        .fold(0.0, f64::max);
+    let mib: f64 = window.iter().map(|s| s.mib).sum();
+    (since_ms >= MIN_SPAN_MS).then(|| mib / (since_ms / 1000.0))
 }
 
 /// `f̂`: the mean first byte over `window`, ms — how long a GET holds its
@@ -674,6 +692,37 @@ mod tests {
         feed(&est, &mut t, WINDOW, 1 << 20, 60.0, 1.0);
         let c = est.capacity_mib_s().unwrap();
         assert!((c - 1000.0).abs() < 5.0, "{c}");
+    }
+
+    #[test]
+    fn the_carried_rate_counts_only_time_the_bytes_can_have_taken() {
+        // 64 GETs of 1 MiB issued together, 200 ms each, completing within
+        // 21 ms: the completions' span says 3 000 MiB/s, while every byte
+        // arrived in the 221 ms since the first issue.
+        let t0 = Instant::now();
+        let window: VecDeque<Seen> = (0..64u32)
+            .map(|i| Seen {
+                mib: 1.0,
+                latency_ms: 200.0,
+                body_ms: 10.0,
+                in_flight: 64.0,
+                done: t0 + Duration::from_secs_f64(0.200 + f64::from(i) / 3000.0),
+            })
+            .collect();
+        let delivered = delivered_mib_s(&window, 0).unwrap();
+        assert!((delivered - 3000.0).abs() < 1.0, "{delivered}");
+        let carried = carried_mib_s(&window).unwrap();
+        assert!((carried - 64.0 / 0.221).abs() < 0.5, "{carried}");
+        // Fewer than MIN_SPAN_MS: no rate.
+        let short: VecDeque<Seen> = window
+            .iter()
+            .map(|s| Seen {
+                latency_ms: 1.0,
+                done: t0,
+                ..*s
+            })
+            .collect();
+        assert_eq!(carried_mib_s(&short), None);
     }
 
     #[test]
