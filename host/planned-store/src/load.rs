@@ -197,7 +197,8 @@ pub struct LoadSnapshot {
     pub pressure: f64,
     /// The last measured delivered rate `r`, MiB/s.
     pub delivered_mib_s: f64,
-    /// The link capacity `C`, MiB/s; `None` until the link was seen full.
+    /// The link capacity `C`, MiB/s; `None` until the link was seen full,
+    /// and again after the link carried more than `(1 + `[`OUTGROWN`]`) · C`.
     pub capacity_mib_s: Option<f64>,
     /// `f̂`: the mean time a GET held its I/O slot before its body, ms,
     /// over the last [`WINDOW`] GETs (`None` before [`PRESSURE_WINDOW`]).
