@@ -1,5 +1,5 @@
 //! Where plans come from: `planner_core` in-process ([`NativeBackend`], the
-//! default), or the planner component ([`ComponentBackend`], feature
+//! default), or the planner component (`ComponentBackend`, feature
 //! `component`).
 //!
 //! A [`PlannedStore`](crate::PlannedStore) holds a [`BackendPool`] (one

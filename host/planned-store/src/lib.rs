@@ -9,7 +9,7 @@
 //!
 //! Its dependencies are `object_store`, `tokio`, `planner-core` and small
 //! crates; the planner component (wasmtime) is the optional feature
-//! `component` ([`backend::ComponentBackend`]). The architecture reference is
+//! `component` (`backend::ComponentBackend`). The architecture reference is
 //! `docs/ARCHITECTURE.md` in the repository (§7 the planned read, §8 the
 //! surrogate and the load estimate).
 //!
