@@ -133,8 +133,10 @@ pub const REFRESH: u32 = 16;
 /// The link is taken to be full while the pressure `π` is above this: most
 /// GETs at least 10 % slower than unloaded.
 pub const SATURATED: f64 = 0.10;
-/// The per-MiB price multipliers a call is planned at once `C` is known.
-pub const PRICES: [f64; 9] = [1.0, 2.0, 4.0, 8.0, 16.0, 32.0, 64.0, 256.0, 1024.0];
+/// The per-MiB price multipliers above the base a call is also planned at
+/// (at `P = 1`) once `C` or the CPU's price is known; the base price's plan
+/// at `P = 1` is a candidate from the first call.
+pub const PRICES: [f64; 8] = [2.0, 4.0, 8.0, 16.0, 32.0, 64.0, 256.0, 1024.0];
 /// The measured first byte `f̂` adds candidates planned at it only when it
 /// is this fraction above the prior's (below, the plans would not differ).
 pub const MEASURED_FIXED_MARGIN: f64 = 0.05;

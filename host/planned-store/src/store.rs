@@ -143,9 +143,9 @@ impl<S: ObjectStore + ?Sized> PlannedStore<S> {
     /// 1. validate and normalize the ranges into sorted disjoint intervals
     ///    (`ranges.rs`);
     /// 2. plan them with `opts.surrogate` (fixed, or the load-aware prior);
-    ///    load-aware (`warp`), also at wider parallelism and, once the
-    ///    link's capacity or the client CPU's price is known, at every
-    ///    per-MiB price of [`PRICES`](crate::load::PRICES), keeping the plan
+    ///    load-aware (`warp`), also at wider parallelism, at `P = 1` and,
+    ///    once the link's capacity or the client CPU's price is known, at
+    ///    every per-MiB price of [`PRICES`](crate::load::PRICES), keeping the plan
     ///    of least closed-loop cost ([`ClosedLoop::cost_ms`]);
     /// 3. issue the planned GETs concurrently, each under an I/O slot, with
     ///    the stall timeout, one retry, and hedging ([`hedge`](crate::hedge));
@@ -278,14 +278,14 @@ impl<S: ObjectStore + ?Sized> PlannedStore<S> {
     ///   is more than [`MEASURED_FIXED_MARGIN`] above the prior's, at first
     ///   byte `f̂`, as asked and at `P = 1` (a GET dearer than the prior says);
     /// - once the link's capacity `C` or the CPU's price is known, at `P = 1`
-    ///   for each per-MiB price `m · base` of [`PRICES`] above the base
-    ///   (fewer bytes where the link or the client's CPU binds).
+    ///   for each further per-MiB price `m · base` of [`PRICES`] (fewer
+    ///   bytes where the link or the client's CPU binds).
     ///
     /// Returns the plan, its summary under the surrogate it was made with,
     /// the backend, and that surrogate.
     ///
     /// # Complexity
-    /// One plan, or at most `5 + |PRICES|` plans and as many `O(K)`
+    /// One plan, or at most `6 + |PRICES|` plans and as many `O(K)`
     /// evaluations.
     fn plan(
         &self,
@@ -373,10 +373,6 @@ impl<S: ObjectStore + ?Sized> PlannedStore<S> {
             return Ok(best.1);
         }
         for m in PRICES {
-            if m == 1.0 {
-                // At the base price that plan is already priced above.
-                continue;
-            }
             best = cheaper(best, candidate(m, Some(1.0))?);
         }
         Ok(best.1)
