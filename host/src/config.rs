@@ -132,6 +132,31 @@ pub fn configure_component() {
     let _ = warp_component::configure(component_env());
 }
 
+/// Prints `tracing` events at or above the level `WARP_LOG` names (`error`,
+/// `warn`, `info`, `debug`, `trace`) on stderr, e.g. the load estimate's
+/// refreshes at `debug`; unset or empty, nothing is installed (`warp serve`
+/// installs its own request log). The `warp` command calls it once at start.
+///
+/// # Errors
+/// [`Error::Config`] for another value.
+pub fn configure_log() -> crate::error::Result<()> {
+    let Ok(value) = std::env::var("WARP_LOG") else {
+        return Ok(());
+    };
+    if value.trim().is_empty() {
+        return Ok(());
+    }
+    let level: tracing::Level = value.trim().parse().map_err(|_| {
+        crate::error::Error::config("WARP_LOG", &value, "one of error, warn, info, debug, trace")
+    })?;
+    let _ = tracing_subscriber::fmt()
+        .with_writer(std::io::stderr)
+        .with_max_level(level)
+        .with_ansi(false)
+        .try_init();
+    Ok(())
+}
+
 /// Parses a byte count: a number (digits, optionally with a decimal point)
 /// with an optional unit `B`, `K`/`KB`/`KiB`, `M`/`MB`/`MiB`, `G`/`GB`/`GiB`
 /// (case-insensitive, powers of 1024): `4096`, `64M`, `1.5M` (= 1 572 864).

@@ -153,3 +153,25 @@ fn help_cites_no_missing_document() {
     let out = warp(&["--help"]);
     assert!(!String::from_utf8_lossy(&out.stdout).contains("DESIGN"));
 }
+
+#[test]
+fn warp_log_names_a_level_or_is_refused() {
+    // `query` on a missing index: with a good level the index is what fails.
+    let run = |level: &str| {
+        let out = Command::new(env!("CARGO_BIN_EXE_warp"))
+            .arg("query")
+            .env("WARP_URL", "/nonexistent/warp-cli-flags-index")
+            .env("WARP_LOG", level)
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(2), "{level}");
+        String::from_utf8_lossy(&out.stderr).to_string()
+    };
+    let err = run("loud");
+    assert_eq!(err.lines().count(), 1, "{err:?}");
+    assert!(err.contains("WARP_LOG") && err.contains("loud"), "{err:?}");
+    for level in ["debug", "warn", ""] {
+        let err = run(level);
+        assert!(!err.contains("WARP_LOG"), "{level}: {err:?}");
+    }
+}

@@ -99,6 +99,11 @@
 //! since a link with room never counts as busy, `C` stayed there for the
 //! rest of the run on a 4 GiB/s link while the GETs delivered 800–1 100.
 //!
+//! Every refresh is a `tracing` debug event of target `warp::load` (the
+//! two pressures, the slope, `r`, `r_W`, the busy streak and `C` as it
+//! stood), and forgetting `C` another; `warp` prints them with
+//! `WARP_LOG=debug`.
+//!
 //! # Bounds and determinism
 //! `O(WINDOW + PRESSURE_WINDOW²)` memory; each refresh, every [`REFRESH`]
 //! GETs, is an `O(PRESSURE_WINDOW²)` pass under the estimator's lock: the
@@ -442,6 +447,7 @@ fn refresh(st: &mut State, prior: (f64, f64)) {
         took / (prior.0 + prior.1 * s.mib).max(1e-3)
     }));
     let mut pressure = quantile(scratch, 0.5) - 1.0;
+    let latency_pressure = pressure;
     let slope = if streamed && pressure > 0.0 {
         body_slope(recent(), points, slopes)
     } else {
@@ -457,10 +463,22 @@ fn refresh(st: &mut State, prior: (f64, f64)) {
     }
     let delivered = delivered_mib_s(window, from);
     let carried = carried_mib_s(window);
+    tracing::debug!(
+        target: "warp::load",
+        latency_pressure,
+        slope_ms_per_mib = ?slope,
+        pressure,
+        delivered_mib_s = ?delivered,
+        carried_mib_s = ?carried,
+        busy_streak = st.busy_streak,
+        capacity_mib_s = ?st.capacity_mib_s,
+        "load refresh (C as it stood before)"
+    );
     // What the whole window delivered: above `C`, `C` is not the link's.
     if let (Some(c), Some(carried)) = (st.capacity_mib_s, carried)
         && carried > c * (1.0 + OUTGROWN)
     {
+        tracing::debug!(target: "warp::load", capacity_mib_s = c, carried, "C forgotten");
         st.capacity_mib_s = None;
         st.busy_rates.clear();
     }

@@ -76,6 +76,7 @@ fn progress_for(output: &args::OutputArgs) {
 pub fn execute(cli: Cli) -> crate::error::Result<()> {
     progress_for(cli.command.output());
     crate::config::configure_component();
+    crate::config::configure_log()?;
     match &cli.command {
         Command::Plan(args) => plan::execute(args),
         Command::Build(args) => build::execute(args),
