@@ -14,7 +14,9 @@ flight, W warm-up queries (not measured), then N measured ones:
          stay, every query loads its partitions), warm = Lance's default
          caches. GETs, bytes and (at Q = 1) waves per query come from
          the meter window that holds exactly the measured queries.
-  warp   `warp bench --policies warp` over s3:// on the same server; cold =
+  warp   `warp bench --policies warp` over s3:// on the same server (its index
+         built by `warp build`, laid out by --layout or by warp build's
+         default, greedy_tour); cold =
          no payload cache, warm = a cache for the whole payload. GETs and
          bytes per query are warp's own counts of what it requested (its
          window on the meter also holds opening the index and the warm-up;
@@ -187,6 +189,7 @@ def main() -> None:
     ap.add_argument("--rerank", type=int, default=4, help="IVF_PQ exact re-rank factor (warp --rerank, Lance refine_factor)")
     ap.add_argument("--targets", default="0.90,0.95")
     ap.add_argument("--skip-build", action="store_true", help="the indexes are already on the server")
+    ap.add_argument("--layout", help="warp build --layout (default: warp build's own, greedy_tour)")
     ap.add_argument("--io-slots", type=int, default=64, help="warp's I/O slots (warp bench --io-slots; 64 is its default)")
     ap.add_argument("--cold-cache-mib", type=float, default=2.0,
                     help="Lance's index cache in cold cells, MiB (lance_peer.py bench --cold-cache-mib)")
@@ -224,6 +227,8 @@ def main() -> None:
                    "--queries", str(a.data / "queries.fvecs"), "--groundtruth", str(a.data / "groundtruth.ivecs"), "--nlist", str(a.nlist)]
             if kind == "pq":
                 cmd += ["--pq-m", str(a.pq_m)]
+            if a.layout:
+                cmd += ["--layout", a.layout]
             t0 = time.perf_counter()
             run(cmd)
             print(f"built warp {kind} in {time.perf_counter() - t0:.1f} s", file=sys.stderr)

@@ -5,7 +5,7 @@
 # compared through real sockets, not the in-process simulator (BENCHMARKS, "Over the S3
 # protocol"):
 #
-#   bench/peer/s3-bench.sh --data DIR --nlist N [--layout L] [-- warp bench flags…]
+#   bench/peer/s3-bench.sh --data DIR --nlist N [--layout L (default greedy_tour)] [-- warp bench flags…]
 #
 # DIR holds base.fvecs, queries.fvecs and groundtruth.ivecs
 # (bench/realdata/make_embeddings.py). The build runs with the latency model off; warp-s3's
@@ -16,7 +16,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 source bench/peer/lib.sh
-data= nlist= layout=pca_zorder
+data= nlist= layout=greedy_tour
 bench=(--nprobe 16 --concurrency 32 --queries 500 --policies object_store_rule,warp)
 while [ $# -gt 0 ]; do
   case "$1" in

@@ -127,6 +127,7 @@ fn run<M: Measurement>(c: &mut Criterion<M>, group: &str) {
             Layout::PcaZOrder { dims: DEFAULT_DIMS },
             Layout::PcaHilbert { dims: DEFAULT_DIMS },
             Layout::Spectral { seed: SEED },
+            Layout::GreedyTour,
         ] {
             let id = format!("{}/C={clusters},d={DIM}", layout.name());
             g.bench_function(id, |b| {

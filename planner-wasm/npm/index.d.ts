@@ -169,7 +169,7 @@ export declare function setMemoryLimit(bytes: U64): void;
 /** Reordering layouts, in the WIT spelling or the CLI/JSON one. */
 export type LayoutName =
   | 'identity' | 'random' | 'pca1d' | 'pca_1d' | 'pca-z-order' | 'pca_zorder'
-  | 'pca-hilbert' | 'pca_hilbert' | 'spectral';
+  | 'pca-hilbert' | 'pca_hilbert' | 'spectral' | 'greedy-tour' | 'greedy_tour';
 
 export type Layout =
   | LayoutName

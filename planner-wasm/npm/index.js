@@ -312,6 +312,8 @@ const LAYOUTS = new Map([
   ['pca-hilbert', { tag: 'pca-hilbert', dims: true }],
   ['pca_hilbert', { tag: 'pca-hilbert', dims: true }],
   ['spectral', { tag: 'spectral', seed: true }],
+  ['greedy-tour', { tag: 'greedy-tour' }],
+  ['greedy_tour', { tag: 'greedy-tour' }],
 ]);
 
 /** PCA dimensions of the `pca-z-order` and `pca-hilbert` layouts when not given. */

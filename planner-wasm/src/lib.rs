@@ -366,6 +366,7 @@ impl wit_reorder::Guest for Component {
             L::PcaZOrder(dims) => Layout::PcaZOrder { dims },
             L::PcaHilbert(dims) => Layout::PcaHilbert { dims },
             L::Spectral(seed) => Layout::Spectral { seed },
+            L::GreedyTour => Layout::GreedyTour,
         };
         let input = ReorderInput {
             centroids: &input.centroids,

@@ -239,6 +239,7 @@ test('typed errors name the field', async () => {
 const LAYOUT_TAGS = {
   identity: 'identity', random: 'random', pca_1d: 'pca1d',
   pca_zorder: 'pca-z-order', pca_hilbert: 'pca-hilbert', spectral: 'spectral',
+  greedy_tour: 'greedy-tour',
 };
 
 function layoutOf(l) {

@@ -27,7 +27,8 @@ REORDER_VECTORS = ROOT / "tests/vectors-reorder"
 INTERFACE = "warp:planner/planner@0.1.0"
 REORDER_INTERFACE = "warp:planner/reorder@0.1.0"
 LAYOUT_TAGS = {"identity": "identity", "random": "random", "pca_1d": "pca1d",
-               "pca_zorder": "pca-z-order", "pca_hilbert": "pca-hilbert", "spectral": "spectral"}
+               "pca_zorder": "pca-z-order", "pca_hilbert": "pca-hilbert", "spectral": "spectral",
+               "greedy_tour": "greedy-tour"}
 METHODS = ["warp", "exact", "frontier", "lagrangian", "min_w", "min_b", "separate", "lance_rule", "object_store_rule"]
 U64_MAX = (1 << 64) - 1
 

@@ -445,6 +445,7 @@ fn reorder_matches_native() {
         Layout::PcaZOrder { dims: 4 },
         Layout::PcaHilbert { dims: 3 },
         Layout::Spectral { seed: 11 },
+        Layout::GreedyTour,
     ] {
         let native = reorder(&input, &layout).unwrap();
         assert_eq!(c.reorder(&input, &layout).unwrap(), native, "{layout:?}");

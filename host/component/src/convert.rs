@@ -199,5 +199,6 @@ pub(super) fn wit_layout(layout: &Layout) -> wit_reorder::Layout {
         Layout::PcaZOrder { dims } => wit_reorder::Layout::PcaZOrder(dims),
         Layout::PcaHilbert { dims } => wit_reorder::Layout::PcaHilbert(dims),
         Layout::Spectral { seed } => wit_reorder::Layout::Spectral(seed),
+        Layout::GreedyTour => wit_reorder::Layout::GreedyTour,
     }
 }

@@ -94,8 +94,8 @@ pub struct BuildArgs {
     /// dot, and for an IVF-Flat l2 index when every base vector has unit norm).
     #[arg(long, default_value = "auto", value_parser = Clustering::parse)]
     pub clustering: Clustering,
-    /// Payload layout: identity, random, random:SEED, pca_1d, pca_zorder, pca_zorder:DIMS, pca_hilbert, pca_hilbert:DIMS, spectral, spectral:SEED.
-    #[arg(long, alias = "reorder", default_value = "pca_zorder", value_parser = parse_layout)]
+    /// Payload layout: greedy_tour (a short path through the centroids), identity, random, random:SEED, pca_1d, pca_zorder, pca_zorder:DIMS, pca_hilbert, pca_hilbert:DIMS, spectral, spectral:SEED.
+    #[arg(long, alias = "reorder", default_value = "greedy_tour", value_parser = parse_layout)]
     pub layout: Layout,
     /// Seed of data generation, sampling and k-means.
     #[arg(long, default_value_t = 42)]

@@ -49,7 +49,7 @@ pub struct ReorderArgs {
     /// with one probe set per vector.
     #[arg(long)]
     pub query_log: Option<PathBuf>,
-    /// Payload layout: identity, random, random:SEED, pca_1d, pca_zorder, pca_zorder:DIMS, pca_hilbert, pca_hilbert:DIMS, spectral, spectral:SEED.
+    /// Payload layout: identity, random, random:SEED, pca_1d, pca_zorder, pca_zorder:DIMS, pca_hilbert, pca_hilbert:DIMS, spectral, spectral:SEED, greedy_tour.
     #[arg(long, default_value = "pca_zorder", value_parser = parse_layout)]
     pub layout: Layout,
     /// K_max of the plans made for each query of the log, 1..=1048576.

@@ -165,7 +165,7 @@ impl fmt::Display for ReorderError {
             }
             Self::UnknownLayout { name } => write!(
                 f,
-                "layout: unknown method {name:?} (expected identity, random, pca_1d, pca_zorder, pca_hilbert or spectral)"
+                "layout: unknown method {name:?} (expected identity, random, pca_1d, pca_zorder, pca_hilbert, spectral or greedy_tour)"
             ),
             Self::Plan(e) => write!(f, "{e}"),
         }

@@ -56,6 +56,12 @@ pub enum Layout {
         /// Seed of the Lanczos start vectors.
         seed: u64,
     },
+    /// A short path through the centroids by the greedy-edge heuristic of the
+    /// travelling-salesman problem over each cluster's
+    /// [`TOUR_NEIGHBORS`](super::TOUR_NEIGHBORS) nearest, its fragments chained
+    /// by nearest neighbour. Needs no query log; uses full distances, so it
+    /// keeps co-probed clusters together where a few principal axes do not.
+    GreedyTour,
 }
 
 impl Default for Layout {
@@ -67,18 +73,19 @@ impl Default for Layout {
 
 impl Layout {
     /// Every base name accepted by [`Layout::from_name`].
-    pub const NAMES: [&'static str; 6] = [
+    pub const NAMES: [&'static str; 7] = [
         "identity",
         "random",
         "pca_1d",
         "pca_zorder",
         "pca_hilbert",
         "spectral",
+        "greedy_tour",
     ];
 
     /// Every accepted spelling, as listed in parse errors.
     pub const SPELLINGS: &'static str = "identity, random[:SEED], pca_1d, pca_zorder[:M], \
-         pca_hilbert[:M], spectral[:SEED] (M = PCA dimensions 1..=16, default 5; SEED default 0)";
+         pca_hilbert[:M], spectral[:SEED], greedy_tour (M = PCA dimensions 1..=16, default 5; SEED default 0)";
 
     /// The base name (`"pca_zorder"`, …); the full spelling is the `Display`.
     pub fn name(&self) -> &'static str {
@@ -89,6 +96,7 @@ impl Layout {
             Self::PcaZOrder { .. } => "pca_zorder",
             Self::PcaHilbert { .. } => "pca_hilbert",
             Self::Spectral { .. } => "spectral",
+            Self::GreedyTour => "greedy_tour",
         }
     }
 
@@ -112,6 +120,7 @@ impl Layout {
             "pca_zorder" => Self::PcaZOrder { dims: DEFAULT_DIMS },
             "pca_hilbert" => Self::PcaHilbert { dims: DEFAULT_DIMS },
             "spectral" => Self::Spectral { seed: 0 },
+            "greedy_tour" => Self::GreedyTour,
             _ => return None,
         })
     }
@@ -228,6 +237,7 @@ mod tests {
             Layout::PcaZOrder { dims: MAX_DIMS },
             Layout::PcaHilbert { dims: 3 },
             Layout::Spectral { seed: 0 },
+            Layout::GreedyTour,
         ];
         for l in all {
             let text = l.to_string();
@@ -250,6 +260,7 @@ mod tests {
             "random:-1",
             "random:",
             "spectral:1:2",
+            "greedy_tour:3",
             "",
         ] {
             let e = bad.parse::<Layout>().unwrap_err().to_string();

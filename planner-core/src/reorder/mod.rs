@@ -10,7 +10,8 @@
 //!
 //! - [`Layout`] selects the method: [`Layout::Identity`], [`Layout::Random`],
 //!   [`Layout::Pca1d`], [`Layout::PcaZOrder`] (the default, needs no query
-//!   log), [`Layout::PcaHilbert`] and [`Layout::Spectral`] (needs a query log).
+//!   log), [`Layout::PcaHilbert`], [`Layout::Spectral`] (needs a query log)
+//!   and [`Layout::GreedyTour`] (a short path through the centroids).
 //! - [`ReorderInput`] borrows the centroids, payload sizes and an optional query
 //!   log in CSR form; [`reorder`] returns `order[position] = cluster id`.
 //! - [`coaccess_gap`] is the paper's weighted co-access gap
@@ -32,11 +33,13 @@
 //! | `pca_zorder` (default, `m = 5`) | centroids | PCA + `O(C·m·b)` keys + sort |
 //! | `pca_hilbert` | centroids | PCA + `O(C·m·b)` keys + sort |
 //! | `spectral` | query log, seed | `O(Σ_q |probes_q|²)` graph + Lanczos `O(R·(k·nnz + k²·C))` |
+//! | `greedy_tour` | centroids | `O(C²·d/2)` neighbours + `O(C·t·log(C·t))` greedy edges + `O(F²·d)` chaining |
 //!
 //! PCA costs `O(S·d² + d³ + I·d²·(m + 4) + C·d·m)` with `S = min(C, 1024)`
 //! sampled centroids for the covariance and `I ≤ 300` subspace iterations; `b =
 //! min(32, ⌊64/m⌋)` bits per quantized coordinate; `k = 32` Lanczos steps,
-//! `R ≤ 2` runs per component, `nnz` co-access edges.
+//! `R ≤ 2` runs per component, `nnz` co-access edges; `t =`
+//! [`TOUR_NEIGHBORS`] candidate neighbours, `F ≤ C` path fragments.
 //!
 //! ## Example
 //!
@@ -65,6 +68,7 @@ mod pca;
 mod random;
 mod spectral;
 mod synthetic;
+mod tour;
 mod zorder;
 
 pub use error::ReorderError;
@@ -76,6 +80,7 @@ pub use pca::PCA_SAMPLE;
 pub use random::SplitMix64;
 pub use spectral::{LANCZOS_RESTARTS, LANCZOS_STEPS};
 pub use synthetic::{SyntheticParams, SyntheticWorkload, clustered};
+pub use tour::TOUR_NEIGHBORS;
 pub use zorder::morton_key;
 
 /// The input of [`reorder`], borrowed.
@@ -156,7 +161,8 @@ impl ReorderInput<'_> {
 /// - `spectral`: `8(Q + 1) + 4L` for the deduplicated log (`Q` queries, `L =
 ///   Σ_q |probes_q|`), `8(C + 1) + 4L + 21C` for the graph scratch, at most
 ///   `24·nnz` for the edges, and `8·((k + 3)·C + 3k²)` for Lanczos (`k = 32`),
-///   plus the PCA 1-D memory when some cluster is never co-accessed.
+///   plus the PCA 1-D memory when some cluster is never co-accessed;
+/// - `greedy_tour`: `24·C·t + 24·C` (`t =` [`TOUR_NEIGHBORS`]).
 ///
 /// # Errors
 /// [`ReorderError::ZeroDim`], [`ReorderError::CentroidsLength`],
@@ -204,6 +210,7 @@ pub fn reorder(input: &ReorderInput<'_>, layout: &Layout) -> Result<Vec<u32>, Re
             }
             order
         }
+        Layout::GreedyTour => tour::greedy_tour(input.centroids, input.dim),
     })
 }
 

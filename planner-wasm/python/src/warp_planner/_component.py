@@ -117,6 +117,7 @@ _LAYOUTS = {  # name -> (WIT case, its parameter: None, "dims" or "seed")
     "pca_zorder": ("pca-z-order", "dims"),
     "pca_hilbert": ("pca-hilbert", "dims"),
     "spectral": ("spectral", "seed"),
+    "greedy_tour": ("greedy-tour", None),
 }
 DEFAULT_DIMS = 5
 """PCA dimensions of `pca_zorder` and `pca_hilbert` when `dims` is not given."""

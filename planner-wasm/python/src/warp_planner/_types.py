@@ -13,7 +13,7 @@ MethodName = Literal[
 A string `coalesce:GAP[:SPAN]` (bytes, or with KiB/MiB/GiB) and `Coalesce`
 select the coalescing baseline."""
 
-LayoutName = Literal["identity", "random", "pca_1d", "pca_zorder", "pca_hilbert", "spectral"]
+LayoutName = Literal["identity", "random", "pca_1d", "pca_zorder", "pca_hilbert", "spectral", "greedy_tour"]
 """The reorder layouts; `pca_zorder` is the default (needs no query log)."""
 
 
