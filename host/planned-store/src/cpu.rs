@@ -369,7 +369,8 @@ impl CpuMeter {
         self.points.clear();
         self.points
             .extend(self.slices.iter().map(|s| (s.mib, s.cpu_ms)));
-        if let Some(b) = sen_slope(&self.points, MIN_SPREAD, MIN_PAIRS, 0.0, &mut self.slopes) {
+        let fit = sen_slope(&self.points, MIN_SPREAD, MIN_PAIRS, 0.0, &mut self.slopes);
+        if let Some(b) = fit {
             smooth(&mut self.per_mib_ms, b.max(0.0));
         }
         let per_mib_ms = self.per_mib_ms.unwrap_or(0.0);
@@ -408,6 +409,16 @@ impl CpuMeter {
             0.0
         };
         let cores = peak.max(cpu / wall).max(fair).min(n);
+        tracing::debug!(
+            target: "warp::cpu",
+            fit_ms_per_mib = fit,
+            per_mib_ms,
+            per_get_ms,
+            per_call_ms = a_cpu / a_calls,
+            cores,
+            idle_share = ?self.slices.back().and_then(|s| s.idle_share),
+            "cpu price refit"
+        );
         (cores > 0.0).then_some(CpuPrice {
             per_call_ms: a_cpu / a_calls,
             gets_per_call: a_gets / a_calls,
