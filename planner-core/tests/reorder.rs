@@ -240,6 +240,27 @@ fn bad_input_is_an_error_naming_the_field() {
         ReorderError::NotPermutation { index: 2, id: 1 }
     );
     assert_eq!(gap_err(&[0, 1, 3]).field(), "order");
+    // The tour's C²/2 distances are refused past its bound, before any work;
+    // every other layout still takes that many clusters.
+    let many = planner_core::reorder::TOUR_MAX_CLUSTERS + 1;
+    let (centroids, many_sizes) = (vec![0.5f32; many], vec![1u64; many]);
+    let big = ReorderInput {
+        centroids: &centroids,
+        dim: 1,
+        sizes: &many_sizes,
+        probes: &[],
+        probe_offsets: &[],
+    };
+    let e = reorder(&big, &Layout::GreedyTour).unwrap_err();
+    assert_eq!(e.field(), "centroids");
+    assert_eq!(
+        e.to_string(),
+        format!(
+            "centroids: {many} clusters, greedy_tour takes at most {}",
+            many - 1
+        )
+    );
+    assert_eq!(reorder(&big, &Layout::default()).unwrap().len(), many);
     let e = plan_log(
         &[0, 1, 2],
         &sizes,

@@ -94,9 +94,9 @@ pub struct BuildArgs {
     /// dot, and for an IVF-Flat l2 index when every base vector has unit norm).
     #[arg(long, default_value = "auto", value_parser = Clustering::parse)]
     pub clustering: Clustering,
-    /// Payload layout: greedy_tour (a short path through the centroids), identity, random, random:SEED, pca_1d, pca_zorder, pca_zorder:DIMS, pca_hilbert, pca_hilbert:DIMS, spectral, spectral:SEED.
-    #[arg(long, alias = "reorder", default_value = "greedy_tour", value_parser = parse_layout)]
-    pub layout: Layout,
+    /// Payload layout: greedy_tour (a short path through the centroids), identity, random, random:SEED, pca_1d, pca_zorder, pca_zorder:DIMS, pca_hilbert, pca_hilbert:DIMS, spectral, spectral:SEED. Default: greedy_tour up to 65536 lists, pca_zorder above.
+    #[arg(long, alias = "reorder", value_parser = parse_layout)]
+    pub layout: Option<Layout>,
     /// Seed of data generation, sampling and k-means.
     #[arg(long, default_value_t = 42)]
     pub seed: u64,
@@ -164,7 +164,9 @@ pub fn execute(args: &BuildArgs) -> Result<()> {
             metric: args.metric,
             seed: args.seed,
         },
-        layout: args.layout,
+        layout: args
+            .layout
+            .unwrap_or_else(|| crate::ivf::layout::default_for(args.nlist)),
         limits: cfg.limits,
         lease: LeaseParams::default(),
     };

@@ -6,7 +6,7 @@
 //! module only gathers what `planner_core::reorder` reads from a trained
 //! index.
 
-use planner_core::reorder::{Layout, ReorderInput, reorder};
+use planner_core::reorder::{Layout, ReorderInput, TOUR_MAX_CLUSTERS, reorder};
 
 use crate::error::{Error, Result};
 use crate::ivf::TrainedIvf;
@@ -17,6 +17,17 @@ pub const SAMPLE_QUERIES: usize = 2000;
 
 /// Lists each sampled vector probes.
 pub const SAMPLE_NPROBE: usize = 16;
+
+/// `warp build`'s layout when none is asked for: [`Layout::GreedyTour`] up to
+/// [`TOUR_MAX_CLUSTERS`] lists, [`Layout::default`] (`pca_zorder`) above, where
+/// the tour's `C²/2` distances are refused.
+pub fn default_for(nlist: usize) -> Layout {
+    if nlist <= TOUR_MAX_CLUSTERS {
+        Layout::GreedyTour
+    } else {
+        Layout::default()
+    }
+}
 
 /// The payload order of `layout` for a trained index: `order[position] =
 /// list_no`, computed by `planner_core::reorder`. Layouts other than
@@ -95,6 +106,13 @@ mod tests {
     }
 
     #[test]
+    fn the_build_default_is_the_tour_up_to_its_bound() {
+        assert_eq!(default_for(1), Layout::GreedyTour);
+        assert_eq!(default_for(TOUR_MAX_CLUSTERS), Layout::GreedyTour);
+        assert_eq!(default_for(TOUR_MAX_CLUSTERS + 1), Layout::default());
+    }
+
+    #[test]
     fn every_layout_orders_every_list_once() {
         let t = trained(8, 2);
         let base: Vec<f32> = (0..64).map(|i| i as f32 * 0.5).collect();
@@ -103,6 +121,7 @@ mod tests {
             Layout::PcaZOrder { dims: 2 },
             Layout::Random { seed: 3 },
             Layout::Spectral { seed: 1 },
+            Layout::GreedyTour,
         ] {
             let order = order_for(&layout, &t, &base).unwrap();
             let mut sorted = order.clone();

@@ -59,6 +59,16 @@ pub enum ReorderError {
         /// The number of clusters `C`.
         clusters: usize,
     },
+    /// The layout's cost grows faster than its bound allows at this many
+    /// clusters (`greedy_tour`: `C²/2` distances).
+    TooManyForLayout {
+        /// The layout's name.
+        layout: &'static str,
+        /// The number of clusters `C`.
+        clusters: usize,
+        /// The layout's largest `C`.
+        max: usize,
+    },
     /// The layout needs a query log and none (no query) was given.
     MissingQueryLog {
         /// The layout's name.
@@ -105,7 +115,8 @@ impl ReorderError {
             Self::ZeroDim => "dim",
             Self::CentroidsLength { .. }
             | Self::TooManyClusters { .. }
-            | Self::NonFiniteCentroid { .. } => "centroids",
+            | Self::NonFiniteCentroid { .. }
+            | Self::TooManyForLayout { .. } => "centroids",
             Self::SizesLength { .. } | Self::SizesOverflow => "sizes",
             Self::ProbeOffsets { .. } => "probe_offsets",
             Self::ProbeOutOfRange { .. } | Self::MissingQueryLog { .. } => "probes",
@@ -127,6 +138,14 @@ impl fmt::Display for ReorderError {
             Self::TooManyClusters { clusters } => write!(
                 f,
                 "centroids: {clusters} clusters exceed the largest u32 cluster id"
+            ),
+            Self::TooManyForLayout {
+                layout,
+                clusters,
+                max,
+            } => write!(
+                f,
+                "centroids: {clusters} clusters, {layout} takes at most {max}"
             ),
             Self::NonFiniteCentroid { cluster, component } => write!(
                 f,

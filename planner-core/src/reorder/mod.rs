@@ -80,7 +80,7 @@ pub use pca::PCA_SAMPLE;
 pub use random::SplitMix64;
 pub use spectral::{LANCZOS_RESTARTS, LANCZOS_STEPS};
 pub use synthetic::{SyntheticParams, SyntheticWorkload, clustered};
-pub use tour::TOUR_NEIGHBORS;
+pub use tour::{TOUR_MAX_CLUSTERS, TOUR_NEIGHBORS};
 pub use zorder::morton_key;
 
 /// The input of [`reorder`], borrowed.
@@ -169,8 +169,10 @@ impl ReorderInput<'_> {
 /// [`ReorderError::TooManyClusters`], [`ReorderError::NonFiniteCentroid`],
 /// [`ReorderError::SizesLength`], [`ReorderError::SizesOverflow`],
 /// [`ReorderError::ProbeOffsets`], [`ReorderError::ProbeOutOfRange`],
-/// [`ReorderError::InvalidDims`] (`dims` outside `1..=MAX_DIMS`), or
-/// [`ReorderError::MissingQueryLog`] (spectral without a query).
+/// [`ReorderError::InvalidDims`] (`dims` outside `1..=MAX_DIMS`),
+/// [`ReorderError::MissingQueryLog`] (spectral without a query), or
+/// [`ReorderError::TooManyForLayout`] (`greedy_tour` over more than
+/// [`TOUR_MAX_CLUSTERS`] clusters).
 ///
 /// # Examples
 /// ```
@@ -210,7 +212,16 @@ pub fn reorder(input: &ReorderInput<'_>, layout: &Layout) -> Result<Vec<u32>, Re
             }
             order
         }
-        Layout::GreedyTour => tour::greedy_tour(input.centroids, input.dim),
+        Layout::GreedyTour => {
+            if clusters > TOUR_MAX_CLUSTERS {
+                return Err(ReorderError::TooManyForLayout {
+                    layout: "greedy_tour",
+                    clusters,
+                    max: TOUR_MAX_CLUSTERS,
+                });
+            }
+            tour::greedy_tour(input.centroids, input.dim)
+        }
     })
 }
 
