@@ -55,7 +55,13 @@ mod tests {
             assert_eq!(parse_method(&method_name(&m)).unwrap(), m);
         }
         assert!(parse_method("lance").is_err());
-        for s in ["identity", "pca_zorder:4", "pca_hilbert:16", "spectral:7"] {
+        for s in [
+            "identity",
+            "pca_zorder:4",
+            "pca_hilbert:16",
+            "spectral:7",
+            "greedy_tour",
+        ] {
             assert_eq!(layout_name(&parse_layout(s).unwrap()), s);
         }
         let e = parse_layout("pca_zorder:20").unwrap_err();

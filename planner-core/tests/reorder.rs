@@ -628,6 +628,34 @@ mod golden {
         };
         out.push(case("ties_identical_centroids", &ties, &Layout::default()));
         out.push(case("ties_greedy_tour", &ties, &Layout::GreedyTour));
+        // Three far groups of 18 in 5 dimensions: each cluster's 16 nearest lie
+        // in its own group, so the greedy edges leave at least three fragments
+        // and the chaining runs; 5 is not a multiple of the distance's 8 lanes.
+        let groups: Vec<f32> = (0..54u32)
+            .flat_map(|i| {
+                let (g, j) = ((i % 3) as f32, (i / 3) as f32);
+                [
+                    1000.0 * g + 0.37 * j,
+                    (j * 7.0) % 11.0 * 0.21,
+                    (j * 5.0) % 13.0 * 0.17,
+                    -0.5 * g,
+                    (j * 3.0) % 7.0 * 0.29,
+                ]
+            })
+            .collect();
+        let group_sizes = vec![4096u64; 54];
+        let far = ReorderInput {
+            centroids: &groups,
+            dim: 5,
+            sizes: &group_sizes,
+            probes: &[0, 3, 6, 1, 4],
+            probe_offsets: &[0, 3, 5],
+        };
+        out.push(case(
+            "greedy_tour_three_groups_dim_5",
+            &far,
+            &Layout::GreedyTour,
+        ));
         out.push(case(
             "spectral_isolated_clusters",
             &ties,

@@ -27,9 +27,9 @@
 //! On the clustered workload of the layout-quality test (`C = 1024`, `d =
 //! 128`, nprobe 8; `layout_quality_table`) WaRP's plans need 3.86 GETs a
 //! query (PCA 5-D + Z-order: 4.52; spectral, which needs a query log: 3.85).
-//! On real MiniLM embeddings (`C = 256`, `d = 384`, nprobe 16, cold, Q = 32
-//! over warp-s3; BENCHMARKS, *A layout from full distances*) 7.96 GETs a query
-//! against Z-order's 10.42, at 16 % more QPS.
+//! On real MiniLM embeddings (`C = 256`, `d = 384`, nprobe 16, cold, Q = 32,
+//! the same k-means, simulated S3; BENCHMARKS, *A layout from full
+//! distances*) 5.52 GETs a query against Z-order's 6.87, at 18 % more QPS.
 //!
 //! Distances are sums of `(x − y)²` over eight interleaved `f32` lanes, added
 //! in a fixed order, so native and WebAssembly builds return the same path.
@@ -47,7 +47,9 @@ pub const TOUR_NEIGHBORS: usize = 16;
 
 /// The most clusters [`Layout::GreedyTour`](super::Layout::GreedyTour) lays
 /// out: its `C²/2` distances take about 80 s at this `C` and `d = 128` (1.3 s
-/// at 8 192, growing as `C²`). An IVF build's k-means assigns every base
+/// at 8 192, growing as `C²`), and chaining up to twice that again when the
+/// greedy edges leave nearly every cluster a fragment of its own (many equal
+/// centroids). An IVF build's k-means assigns every base
 /// vector to its nearest of `C` centroids, at least `C²·d` work, so where a
 /// build reaches this `C` the tour costs a fraction of it; past it a layout
 /// with no pairwise term (`pca_zorder`) is the choice.
