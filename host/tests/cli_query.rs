@@ -169,18 +169,22 @@ fn one_bad_query_does_not_abort_the_batch() {
     );
 }
 
+/// A JSON array of cluster ids.
+fn ids(v: &Value) -> Vec<u64> {
+    v.as_array()
+        .unwrap()
+        .iter()
+        .map(|x| x.as_u64().unwrap())
+        .collect()
+}
+
 #[test]
 fn build_lays_the_index_out_by_greedy_tour_unless_told() {
     let (url, _) = index();
     let text = std::fs::read_to_string(url.join("manifest.json")).unwrap();
     let manifest: serde_json::Value = serde_json::from_str(text.lines().next().unwrap()).unwrap();
     assert_eq!(manifest["reorder"], "greedy_tour");
-    let mut order: Vec<u64> = manifest["order"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|x| x.as_u64().unwrap())
-        .collect();
+    let mut order = ids(&manifest["order"]);
     assert_ne!(order, (0..32).collect::<Vec<u64>>(), "identity order");
     order.sort_unstable();
     assert_eq!(order, (0..32).collect::<Vec<u64>>());
@@ -201,12 +205,7 @@ fn reorder_reads_the_index_itself() {
     assert_eq!(v["clusters"], 32);
     assert_eq!(v["dim"], 16);
     assert_eq!(v["layout"], "pca_hilbert:3");
-    let mut order: Vec<u64> = v["order"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|x| x.as_u64().unwrap())
-        .collect();
+    let mut order = ids(&v["order"]);
     order.sort_unstable();
     assert_eq!(order, (0..32).collect::<Vec<u64>>());
     let out = warp(&[

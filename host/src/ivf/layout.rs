@@ -30,24 +30,24 @@ pub fn default_for(nlist: usize) -> Layout {
 }
 
 /// The payload order of `layout` for a trained index: `order[position] =
-/// list_no`, computed by `planner_core::reorder`. Layouts other than
-/// `identity` get a sample workload: every `⌈n / 2000⌉`-th base vector,
-/// probing its [`SAMPLE_NPROBE`] nearest centroids (the co-access signal of
-/// `spectral`, the weights of the PCA curves).
+/// list_no`, computed by `planner_core::reorder`. A layout that reads a
+/// query log (`spectral`, [`Layout::reads_query_log`]) gets a sample workload:
+/// every `⌈n / 2000⌉`-th base vector, probing its [`SAMPLE_NPROBE`] nearest
+/// centroids (its co-access signal); the others read the centroids alone.
 ///
 /// # Complexity
-/// `O(s · nlist · dim)` for the sample's `s ≤ 2000` probe sets, plus the
-/// reorder's own cost.
+/// For `spectral`, `O(s · nlist · dim)` for the sample's `s ≤ 2000` probe
+/// sets; plus the reorder's own cost.
 ///
 /// # Errors
 /// [`Error::Input`] when the reorder refuses the input, naming the layout.
 pub fn order_for(layout: &Layout, trained: &TrainedIvf, base: &[f32]) -> Result<Vec<u32>> {
     let dim = trained.dim;
     let sizes = trained.list_sizes();
-    let (probes, offsets) = if *layout == Layout::Identity {
-        (Vec::new(), vec![0u32])
-    } else {
+    let (probes, offsets) = if layout.reads_query_log() {
         sample_probe_log(trained, base)
+    } else {
+        (Vec::new(), vec![0u32])
     };
     reorder(
         &ReorderInput {

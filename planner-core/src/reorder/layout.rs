@@ -133,6 +133,12 @@ impl Layout {
         }
     }
 
+    /// Whether [`reorder`](super::reorder) reads the query log for this
+    /// layout (`spectral` alone; every other layout ignores it).
+    pub fn reads_query_log(&self) -> bool {
+        matches!(self, Self::Spectral { .. })
+    }
+
     /// The seed, for the layouts that have one.
     pub fn seed(&self) -> Option<u64> {
         match self {
@@ -246,6 +252,7 @@ mod tests {
         for name in Layout::NAMES {
             let l: Layout = name.parse().unwrap();
             assert_eq!(l.name(), name);
+            assert_eq!(l.reads_query_log(), name == "spectral", "{name}");
         }
     }
 

@@ -38,11 +38,11 @@ use core::cmp::Ordering;
 
 /// Candidate neighbours per cluster of [`Layout::GreedyTour`](super::Layout::GreedyTour) (`k`).
 ///
-/// Chosen with a prototype of the heuristic over the probe sets of the real
-/// MiniLM index's 1 000 test queries (nprobe 16, plans under the static S3
-/// surrogate): 4, 8 and 16 neighbours left 7.89, 7.85 and 7.79 GETs a query,
-/// every pair as a candidate 7.75; on the synthetic 100k index (nprobe 10)
-/// 1.01 at each `k`. More neighbours cost time linearly in the sort only.
+/// The greedy edges of a short path join near neighbours: an edge longer
+/// than a cluster's 16th nearest is taken only where shorter ones are
+/// blocked, and the chaining joins what is left. More neighbours cost time
+/// linearly in the sort only (the distances are computed for every pair
+/// either way).
 pub const TOUR_NEIGHBORS: usize = 16;
 
 /// The most clusters [`Layout::GreedyTour`](super::Layout::GreedyTour) lays
