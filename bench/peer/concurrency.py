@@ -16,7 +16,8 @@ flight, W warm-up queries (not measured), then N measured ones:
          the meter window that holds exactly the measured queries.
   warp   `warp bench --policies warp` over s3:// on the same server (its index
          built by `warp build`, laid out by --layout or by warp build's
-         default, greedy_tour); cold =
+         default, greedy_tour; with --warp-k-max, under that request
+         budget per query, as in the paper's K_max); cold =
          no payload cache, warm = a cache for the whole payload. GETs and
          bytes per query are warp's own counts of what it requested (its
          window on the meter also holds opening the index and the warm-up;
@@ -81,7 +82,7 @@ def lance_cell(a, kind: str, nprobe: int, mode: str, q: int, run_no: int, gt: np
     lat = out["latencies_s"]
     return {
         "qps": out["qps"], "p50_ms": 1000 * pct(lat, 50), "p99_ms": 1000 * pct(lat, 99),
-        "gets": w["gets"] / a.queries, "bytes": w["get_bytes"] / a.queries,
+        "gets": w["gets"] / a.queries, "bytes": w["get_bytes"] / a.queries, "hedges": 0.0,
         "waves": w["waves"] / a.queries if q == 1 else None,
         "recall": recall_of(out["answers"], gt, a.k),
     }
@@ -96,6 +97,9 @@ def warp_cells(a, kind: str, nprobe: int, mode: str, run_no: int) -> dict[int, d
            "--native", "--io-slots", str(a.io_slots), "--json"]
     if kind == "pq":
         cmd += ["--rerank", str(a.rerank)]
+    k_max = warp_k_max(a.warp_k_max, nprobe)
+    if k_max is not None:
+        cmd += ["--k-max", str(k_max)]
     rows = json.loads(run(cmd))
     rows = rows["rows"] if isinstance(rows, dict) else rows
     mark(a.endpoint, f"{label}:end")
@@ -106,6 +110,7 @@ def warp_cells(a, kind: str, nprobe: int, mode: str, run_no: int) -> dict[int, d
         cells[r["concurrency"]] = {
             "qps": r["qps"], "p50_ms": r["p50_ms"], "p99_ms": r["p99_ms"],
             "gets": r["gets_per_query"], "bytes": r["bytes_per_query"], "waves": None,
+            "hedges": r["hedges_per_query"],
             "recall": r["recall_at_10"],
         }
     claimed = sum((a.warmup + a.queries) * c["gets"] for c in cells.values()) if mode == "cold" else None
@@ -114,6 +119,26 @@ def warp_cells(a, kind: str, nprobe: int, mode: str, run_no: int) -> dict[int, d
     for c in cells.values():
         c["meter_check"] = check
     return cells
+
+
+def warp_k_max(spec: str | None, nprobe: int) -> int | None:
+    """`warp bench --k-max` for one nprobe of the sweep: None (no budget: one
+    request per probed list at most), a count `N`, or `nprobe/D` — the paper's
+    budgets K_max = n_probe/2 and n_probe/4 — rounded up, at least 1."""
+    if spec is None:
+        return None
+    if spec.startswith("nprobe/"):
+        return max(1, -(-nprobe // int(spec.removeprefix("nprobe/"))))
+    return int(spec)
+
+
+def check_k_max(spec: str | None) -> None:
+    """Exits with one line unless `spec` is empty, `N` or `nprobe/D` (N, D in 1..=1048576)."""
+    if spec is None:
+        return
+    body = spec.removeprefix("nprobe/")
+    if not (body.isdigit() and 1 <= int(body) <= 1 << 20):
+        sys.exit(f"concurrency: --warp-k-max {spec!r}: want N or nprobe/D, N and D in 1..1048576")
 
 
 def interpolate(points: list[dict], target: float) -> dict | None:
@@ -190,6 +215,9 @@ def main() -> None:
     ap.add_argument("--targets", default="0.90,0.95")
     ap.add_argument("--skip-build", action="store_true", help="the indexes are already on the server")
     ap.add_argument("--layout", help="warp build --layout (default: warp build's own, greedy_tour)")
+    ap.add_argument("--warp-k-max", metavar="N|nprobe/D",
+                    help="warp's request budget K_max per query (warp bench --k-max): a count, or nprobe/D as in the paper's "
+                         "K_max = n_probe/2 and n_probe/4 (default: none, at most one request per probed list)")
     ap.add_argument("--io-slots", type=int, default=64, help="warp's I/O slots (warp bench --io-slots; 64 is its default)")
     ap.add_argument("--cold-cache-mib", type=float, default=2.0,
                     help="Lance's index cache in cold cells, MiB (lance_peer.py bench --cold-cache-mib)")
@@ -211,6 +239,7 @@ def main() -> None:
         sys.exit("concurrency: --kinds flat,pq (pq needs --pq-m), --modes cold,warm")
     if not (a.data and a.endpoint and a.bucket and a.warp and a.nlist):
         sys.exit("concurrency: --data, --endpoint, --bucket, --warp and --nlist are required (unless --combine)")
+    check_k_max(a.warp_k_max)
     if not (0 <= a.cold_cache_mib <= 1024 and 1 <= a.io_slots <= 4096):
         sys.exit("concurrency: --cold-cache-mib 0..1024, --io-slots 1..4096")
     if not (1 <= a.repeat <= 20 and 0 <= a.warmup <= 100_000 and 1 <= a.queries <= 100_000 and a.concurrency and a.nprobe):
@@ -257,7 +286,7 @@ def main() -> None:
 
     rows = []
     for (system, kind, mode, nprobe, q), cells in sorted(raw.items()):
-        med = {k: statistics.median(c[k] for c in cells) for k in ("qps", "p50_ms", "p99_ms", "gets", "bytes", "recall")}
+        med = {k: statistics.median(c[k] for c in cells) for k in ("qps", "p50_ms", "p99_ms", "gets", "bytes", "hedges", "recall")}
         waves = [c["waves"] for c in cells if c["waves"] is not None]
         rows.append({"system": system, "kind": kind, "mode": mode, "nprobe": nprobe, "concurrency": q, **med,
                      "waves": statistics.median(waves) if waves else None,
@@ -278,7 +307,7 @@ def report(a, rows: list[dict], model: dict, params: list[dict]) -> None:
     for p in params:
         print(f"\n{a.name}: nlist {p['nlist']}, pq_m {p['pq_m']}, k {p['k']}, rerank/refine {p['rerank']}, modes {p['modes']}, Q {p['concurrency']}, "
               f"{p['warmup']} warm-up + {p['queries']} measured queries per run, {p['repeat']} run(s) (medians), Lance cold index cache "
-              f"{p.get('cold_cache_mib', 0)} MiB")
+              f"{p.get('cold_cache_mib', 0)} MiB, warp request budget {p.get('warp_k_max') or 'none'}")
     print(f"model {json.dumps(model)}\n")
     print("| system | index | mode | nprobe | Q | recall@10 | QPS | p50 ms | p99 ms | GETs/q | KiB/q | waves/q |")
     print("|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
