@@ -274,6 +274,63 @@ async fn answers_equal_the_searchers_for_every_method_single_and_batched() {
     stop(server).await;
 }
 
+/// A request's `k_max` reaches the planner: every planned fetch of a
+/// budgeted query has at most that many requests (and the instance says the
+/// budget), while the answer is the unbudgeted one.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_request_budget_bounds_each_fetch_and_keeps_the_answer() {
+    let f = fixture(None);
+    let url = "memory://serve-k-max";
+    let loc = store::open(url).unwrap();
+    let order: Vec<u32> = (0..f.trained.nlist() as u32).collect();
+    write(&f, &loc, &order, "identity").await;
+    // No payload cache: every query fetches its lists, so every answer
+    // carries its plans.
+    let server = start(url, Some(SimulateConfig::s3()), |c| {
+        c.opener.host.cache_bytes = 0
+    })
+    .await;
+    let addr = server.local_addr();
+    for i in 0..4 {
+        let q = query(&f, i);
+        let (status, free) = tokio::task::spawn_blocking({
+            let q = q.clone();
+            move || post(addr, &json!({"vector": q, "nprobe": 12, "explain": true}))
+        })
+        .await
+        .unwrap();
+        assert_eq!(status, 200, "{free}");
+        for budget in [1u64, 2] {
+            let (status, v) = tokio::task::spawn_blocking({
+                let q = q.clone();
+                move || {
+                    post(
+                        addr,
+                        &json!({"vector": q, "nprobe": 12, "k_max": budget, "explain": true}),
+                    )
+                }
+            })
+            .await
+            .unwrap();
+            assert_eq!(status, 200, "{v}");
+            assert_eq!(
+                v["neighbors"], free["neighbors"],
+                "query {i}, k_max {budget}"
+            );
+            let fetches = v["explain"].as_array().unwrap();
+            assert!(!fetches.is_empty(), "{v}");
+            for e in fetches {
+                assert_eq!(e["instance"]["k_max"], json!(budget), "{e}");
+                assert!(e["plan"]["requests"].as_u64().unwrap() <= budget, "{e}");
+            }
+        }
+        // Unbudgeted, the planner may use one request per probed list.
+        let free_kmax = free["explain"][0]["instance"]["k_max"].as_u64().unwrap();
+        assert_eq!(free_kmax, 12, "{free}");
+    }
+    stop(server).await;
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn bad_requests_are_4xx_naming_the_field_never_5xx() {
     let f = fixture(None);

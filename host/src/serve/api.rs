@@ -7,6 +7,7 @@ use planner_core::Method;
 use serde::Deserialize;
 use serde_json::{Value, json};
 
+use crate::cli::search_opts::MAX_K_MAX;
 use crate::query::SearchParams;
 
 /// Bounds on what one request may ask for.
@@ -91,6 +92,11 @@ pub struct SearchRequest {
     pub k: Option<usize>,
     /// Lists probed (default: the server's `--nprobe`).
     pub nprobe: Option<usize>,
+    /// Request budget `K_max` of each planned fetch, `1..=1048576`: at
+    /// most that many GETs per fetch (hedges aside), which bounds the
+    /// query's GET charge (default: the server's `--k-max`, else at most
+    /// one per probed list).
+    pub k_max: Option<usize>,
     /// Planning method (a `warp query --method` spelling).
     pub method: Option<String>,
     /// Deadline of the whole request, ms, from its arrival.
@@ -216,6 +222,15 @@ impl SearchRequest {
             }
             params.nprobe = n;
         }
+        if let Some(n) = self.k_max {
+            if !(1..=MAX_K_MAX as usize).contains(&n) {
+                return Err(ApiError::field(
+                    "k_max",
+                    format!("{n} is not in 1..={MAX_K_MAX}"),
+                ));
+            }
+            params.plan.k_max = Some(n);
+        }
         if let Some(m) = &self.method {
             params.plan.method = m
                 .parse::<Method>()
@@ -270,6 +285,11 @@ mod tests {
         assert_eq!(field_of(r#"{"vector": [1, 2, 3], "k": 1000000}"#), "k");
         assert_eq!(field_of(r#"{"vector": [1, 2, 3], "nprobe": 0}"#), "nprobe");
         assert_eq!(field_of(r#"{"vector": [1, 2, 3], "k": "ten"}"#), "k");
+        assert_eq!(field_of(r#"{"vector": [1, 2, 3], "k_max": 0}"#), "k_max");
+        assert_eq!(
+            field_of(r#"{"vector": [1, 2, 3], "k_max": 1048577}"#),
+            "k_max"
+        );
         assert_eq!(
             field_of(r#"{"vector": [1, 2, 3], "method": "fast"}"#),
             "method"
@@ -299,6 +319,9 @@ mod tests {
         assert_eq!((c.params.k, c.params.nprobe), (5, 16));
         assert_eq!(c.params.plan.method, Method::LanceRule);
         assert_eq!(c.deadline, Duration::from_secs(10));
+        assert_eq!(c.params.plan.k_max, None);
+        let c = check(r#"{"vector": [1, 2, 3], "k_max": 4}"#).unwrap();
+        assert_eq!(c.params.plan.k_max, Some(4));
         let c = check(r#"{"vector": [1, 2, 3], "deadline_ms": 250, "explain": true}"#).unwrap();
         assert!(!c.batch && c.params.explain);
         assert_eq!(c.deadline, Duration::from_millis(250));
