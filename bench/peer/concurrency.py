@@ -17,7 +17,8 @@ flight, W warm-up queries (not measured), then N measured ones:
   warp   `warp bench --policies warp` over s3:// on the same server (its index
          built by `warp build`, laid out by --layout or by warp build's
          default, greedy_tour; with --warp-k-max, under that request
-         budget per query, as in the paper's K_max); cold =
+         budget K_max per planned fetch, as in the paper: one fetch per
+         IVF_FLAT query, two with IVF_PQ's re-rank); cold =
          no payload cache, warm = a cache for the whole payload. GETs and
          bytes per query are warp's own counts of what it requested (its
          window on the meter also holds opening the index and the warm-up;
@@ -216,7 +217,7 @@ def main() -> None:
     ap.add_argument("--skip-build", action="store_true", help="the indexes are already on the server")
     ap.add_argument("--layout", help="warp build --layout (default: warp build's own, greedy_tour)")
     ap.add_argument("--warp-k-max", metavar="N|nprobe/D",
-                    help="warp's request budget K_max per query (warp bench --k-max): a count, or nprobe/D as in the paper's "
+                    help="warp's request budget K_max per planned fetch (warp bench --k-max; an IVF_FLAT query is one fetch): a count, or nprobe/D as in the paper's "
                          "K_max = n_probe/2 and n_probe/4 (default: none, at most one request per probed list)")
     ap.add_argument("--io-slots", type=int, default=64, help="warp's I/O slots (warp bench --io-slots; 64 is its default)")
     ap.add_argument("--cold-cache-mib", type=float, default=2.0,
