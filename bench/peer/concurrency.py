@@ -133,13 +133,12 @@ def warp_k_max(spec: str | None, nprobe: int) -> int | None:
     return int(spec)
 
 
-def check_k_max(spec: str | None) -> None:
-    """Exits with one line unless `spec` is empty, `N` or `nprobe/D` (N, D in 1..=1048576)."""
-    if spec is None:
-        return
+def k_max_arg(spec: str) -> str:
+    """argparse's check of --warp-k-max: `N` or `nprobe/D`, N and D in 1..=1048576."""
     body = spec.removeprefix("nprobe/")
     if not (body.isdigit() and 1 <= int(body) <= 1 << 20):
-        sys.exit(f"concurrency: --warp-k-max {spec!r}: want N or nprobe/D, N and D in 1..1048576")
+        raise argparse.ArgumentTypeError(f"{spec!r}: want N or nprobe/D, N and D in 1..1048576")
+    return spec
 
 
 def interpolate(points: list[dict], target: float) -> dict | None:
@@ -216,7 +215,7 @@ def main() -> None:
     ap.add_argument("--targets", default="0.90,0.95")
     ap.add_argument("--skip-build", action="store_true", help="the indexes are already on the server")
     ap.add_argument("--layout", help="warp build --layout (default: warp build's own, greedy_tour)")
-    ap.add_argument("--warp-k-max", metavar="N|nprobe/D",
+    ap.add_argument("--warp-k-max", metavar="N|nprobe/D", type=k_max_arg,
                     help="warp's request budget K_max per planned fetch (warp bench --k-max; an IVF_FLAT query is one fetch): a count, or nprobe/D as in the paper's "
                          "K_max = n_probe/2 and n_probe/4 (default: none, at most one request per probed list)")
     ap.add_argument("--io-slots", type=int, default=64, help="warp's I/O slots (warp bench --io-slots; 64 is its default)")
@@ -240,7 +239,6 @@ def main() -> None:
         sys.exit("concurrency: --kinds flat,pq (pq needs --pq-m), --modes cold,warm")
     if not (a.data and a.endpoint and a.bucket and a.warp and a.nlist):
         sys.exit("concurrency: --data, --endpoint, --bucket, --warp and --nlist are required (unless --combine)")
-    check_k_max(a.warp_k_max)
     if not (0 <= a.cold_cache_mib <= 1024 and 1 <= a.io_slots <= 4096):
         sys.exit("concurrency: --cold-cache-mib 0..1024, --io-slots 1..4096")
     if not (1 <= a.repeat <= 20 and 0 <= a.warmup <= 100_000 and 1 <= a.queries <= 100_000 and a.concurrency and a.nprobe):

@@ -409,18 +409,19 @@ impl CpuMeter {
             0.0
         };
         let cores = peak.max(cpu / wall).max(fair).min(n);
+        let per_call_ms = a_cpu / a_calls;
         tracing::debug!(
             target: "warp::cpu",
             fit_ms_per_mib = fit,
             per_mib_ms,
             per_get_ms,
-            per_call_ms = a_cpu / a_calls,
+            per_call_ms,
             cores,
             idle_share = ?self.slices.back().and_then(|s| s.idle_share),
             "cpu price refit"
         );
         (cores > 0.0).then_some(CpuPrice {
-            per_call_ms: a_cpu / a_calls,
+            per_call_ms,
             gets_per_call: a_gets / a_calls,
             mib_per_call: a_mib / a_calls,
             per_get_ms,

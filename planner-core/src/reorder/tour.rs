@@ -46,8 +46,8 @@ use core::cmp::Ordering;
 pub const TOUR_NEIGHBORS: usize = 16;
 
 /// The most clusters [`Layout::GreedyTour`](super::Layout::GreedyTour) lays
-/// out: its `C²/2` distances take about 80 s at this `C` and `d = 128` (1.3 s
-/// at 8 192, growing as `C²`), and chaining up to twice that again when the
+/// out: its `C²/2` distances grow as `C²` from the 1.3 s measured at `C = 8 192`,
+/// `d = 128` (about 80 s at this `C` by that growth; not run), and chaining up to twice that again when the
 /// greedy edges leave nearly every cluster a fragment of its own (many equal
 /// centroids). An IVF build's k-means assigns every base
 /// vector to its nearest of `C` centroids, at least `C²·d` work, so where a
