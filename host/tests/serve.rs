@@ -102,6 +102,16 @@ async fn stop(server: Server) {
         .expect("the server stops within its grace period");
 }
 
+/// The test fixture written to `url` in identity order; the fixture and
+/// the store it is in.
+async fn identity_index(url: &str) -> (common::Fixture, store::StoreLocation) {
+    let f = fixture(None);
+    let loc = store::open(url).unwrap();
+    let order: Vec<u32> = (0..f.trained.nlist() as u32).collect();
+    write(&f, &loc, &order, "identity").await;
+    (f, loc)
+}
+
 /// `dim` values of query `i` of the fixture as JSON.
 fn query(f: &common::Fixture, i: usize) -> Vec<f32> {
     f.queries[i * f.dim..(i + 1) * f.dim].to_vec()
@@ -109,11 +119,8 @@ fn query(f: &common::Fixture, i: usize) -> Vec<f32> {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn answers_equal_the_searchers_for_every_method_single_and_batched() {
-    let f = fixture(None);
     let url = "memory://serve-answers";
-    let loc = store::open(url).unwrap();
-    let order: Vec<u32> = (0..f.trained.nlist() as u32).collect();
-    write(&f, &loc, &order, "identity").await;
+    let (f, loc) = identity_index(url).await;
     let server = start(url, None, |_| {}).await;
     let addr = server.local_addr();
     let searcher = Searcher::new(
@@ -279,11 +286,8 @@ async fn answers_equal_the_searchers_for_every_method_single_and_batched() {
 /// budget), while the answer is the unbudgeted one.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_request_budget_bounds_each_fetch_and_keeps_the_answer() {
-    let f = fixture(None);
     let url = "memory://serve-k-max";
-    let loc = store::open(url).unwrap();
-    let order: Vec<u32> = (0..f.trained.nlist() as u32).collect();
-    write(&f, &loc, &order, "identity").await;
+    let (f, _loc) = identity_index(url).await;
     // No payload cache: every query fetches its lists, so every answer
     // carries its plans.
     let server = start(url, Some(SimulateConfig::s3()), |c| {
@@ -333,11 +337,8 @@ async fn a_request_budget_bounds_each_fetch_and_keeps_the_answer() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn bad_requests_are_4xx_naming_the_field_never_5xx() {
-    let f = fixture(None);
     let url = "memory://serve-bad";
-    let loc = store::open(url).unwrap();
-    let order: Vec<u32> = (0..f.trained.nlist() as u32).collect();
-    write(&f, &loc, &order, "identity").await;
+    let (f, _loc) = identity_index(url).await;
     let server = start(url, None, |c| c.bounds.max_body_bytes = 64 << 10).await;
     let addr = server.local_addr();
     let q = query(&f, 0);
@@ -456,11 +457,8 @@ async fn a_cosine_index_is_served_with_the_query_normalised() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn overload_is_refused_with_503_and_retry_after() {
-    let f = fixture(None);
     let url = "memory://serve-overload";
-    let loc = store::open(url).unwrap();
-    let order: Vec<u32> = (0..f.trained.nlist() as u32).collect();
-    write(&f, &loc, &order, "identity").await;
+    let (f, _loc) = identity_index(url).await;
     // Every GET takes 300 ms; one query at a time, one waiting at most.
     let sim = SimulateConfig {
         first_byte_ms: 300.0,
@@ -510,11 +508,8 @@ async fn overload_is_refused_with_503_and_retry_after() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_slow_client_is_cut_off_and_the_token_is_required() {
-    let f = fixture(None);
     let url = "memory://serve-slow";
-    let loc = store::open(url).unwrap();
-    let order: Vec<u32> = (0..f.trained.nlist() as u32).collect();
-    write(&f, &loc, &order, "identity").await;
+    let (f, _loc) = identity_index(url).await;
     let token = "t0ken-for-the-serve-test-0123";
     let server = start(url, None, |c| {
         c.header_timeout = Duration::from_millis(300);
@@ -698,11 +693,8 @@ async fn two_replicas_pick_up_rebuilds_under_load_and_gc_without_a_failed_query(
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_stop_drains_the_request_in_flight() {
-    let f = fixture(None);
     let url = "memory://serve-drain";
-    let loc = store::open(url).unwrap();
-    let order: Vec<u32> = (0..f.trained.nlist() as u32).collect();
-    write(&f, &loc, &order, "identity").await;
+    let (f, _loc) = identity_index(url).await;
     let sim = SimulateConfig {
         first_byte_ms: 400.0,
         per_mib_ms: 0.0,
