@@ -19,7 +19,39 @@ use warp_host::output::{Output, note};
 #[global_allocator]
 static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
+/// mimalloc's `mi_option_purge_delay` (its position in `mi_option_t`,
+/// mimalloc.h; `libmimalloc-sys` names the options around it but not this one).
+const MI_OPTION_PURGE_DELAY: libmimalloc_sys::mi_option_t = 15;
+
+/// Never hand freed pages back to the kernel (mimalloc's purge delay −1),
+/// unless `MIMALLOC_PURGE_DELAY` says otherwise. mimalloc's default purges
+/// memory left unused for a second; the query path frees and re-allocates
+/// its body chunks and straddling copies all the time, so purged arena
+/// memory is faulted in again at once, and since mimalloc advises its arenas
+/// for transparent huge pages, each fault zeroes 2 MiB. Over warp-s3 on the
+/// 2-vCPU VM (`warp bench --k-max 6`, real MiniLM, 14.5 MiB a query) that was
+/// ~3 000 faults a second and 10–17 s of system time per 1 700 queries
+/// against 8 s without purging, at the same plans (BENCHMARKS, *The
+/// allocator*). The bound on memory is then the high-water mark of what the
+/// process held at once, which `--max-fetch-mib`, the cache size and the
+/// index bound; it is not returned after a burst. O(1), before any thread.
+fn keep_freed_pages() {
+    // mimalloc read its options from the environment when the process
+    // loaded, so a delay set there stands; otherwise the option is set now
+    // (`mi_option_set_default` would be too late).
+    if ["MIMALLOC_PURGE_DELAY", "MIMALLOC_RESET_DELAY"]
+        .iter()
+        .any(|name| std::env::var_os(name).is_some())
+    {
+        return;
+    }
+    // SAFETY: called first thing in `main`, before any other thread exists
+    // (mimalloc's option setters are not thread-safe); the option is in range.
+    unsafe { libmimalloc_sys::mi_option_set(MI_OPTION_PURGE_DELAY, -1) };
+}
+
 fn main() {
+    keep_freed_pages();
     let code = match Cli::try_parse() {
         Ok(cli) => match execute(cli).map_err(anyhow::Error::from) {
             Ok(()) => 0,
