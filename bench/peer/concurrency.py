@@ -24,8 +24,17 @@ flight, W warm-up queries (not measured), then N measured ones:
          window on the meter also holds opening the index and the warm-up;
          the JSON records the meter's totals beside warp's, as a check).
 
+  serve  (--with-serve) `warp serve` over s3:// on the same server and index,
+         driven over HTTP by Q Python threads, one keep-alive connection
+         each, posting the stored queries to /v1/search (the closed loop of
+         the other two, through the HTTP API a client calls); cold = no
+         payload cache, warm = a 2 GiB cache. A fresh server per (kind,
+         nprobe, mode, Q); GETs and bytes per query come from the meter
+         window that holds exactly the measured queries, as Lance's.
+
 Runs repeat --repeat times in counterbalanced order (Lance first in odd
-runs, warp first in even ones); QPS and latencies are medians over the runs.
+runs, warp first in even ones; serve last, then first); QPS and latencies are
+medians over the runs.
 The two systems train different indexes, so the comparison is at equal
 recall: per (system, kind, mode, Q), QPS, p50/p99, GETs/query and
 bytes/query are interpolated linearly in recall@10 between the two nprobes
@@ -44,8 +53,11 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import http.client
 import statistics
+import subprocess
 import sys
+import threading
 import time
 from pathlib import Path
 
@@ -122,6 +134,97 @@ def warp_cells(a, kind: str, nprobe: int, mode: str, run_no: int) -> dict[int, d
     return cells
 
 
+SERVE_WARM_CACHE_MIB = 2048
+SERVE_START_S = 60.0
+
+
+def serve_cell(a, kind: str, nprobe: int, mode: str, q: int, run_no: int, queries: np.ndarray, gt: np.ndarray) -> dict:
+    """One (kind, nprobe, mode, Q) cell of `warp serve`: a fresh server on an
+    ephemeral loopback port (stopped however the cell ends), W warm-up
+    queries, then N measured ones inside their own meter window, Q client
+    threads with a keep-alive connection each."""
+    label = f"serve:{kind}:{mode}:p{nprobe}:q{q}:r{run_no}"
+    cmd = [a.warp, "serve", "--url", f"{a.prefix}/warp-{kind}", "--native", "--io-slots", str(a.io_slots),
+           "--cache-mib", "0" if mode == "cold" else str(SERVE_WARM_CACHE_MIB), "--bind", "127.0.0.1:0",
+           "--max-in-flight", str(q), "--max-queue", str(q), "--queue-wait-ms", "60000", "--log", "warn",
+           "--nprobe", str(nprobe), "--k", str(a.k)]
+    if kind == "pq":
+        cmd += ["--rerank", str(a.rerank)]
+    k_max = warp_k_max(a.warp_k_max, nprobe)
+    if k_max is not None:
+        cmd += ["--k-max", str(k_max)]
+    server = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        line = server.stdout.readline()
+        if not line:
+            sys.exit(f"concurrency: warp serve did not start: {server.stderr.read()[-800:]}")
+        host, port = json.loads(line)["listening"].rsplit(":", 1)
+        bodies = [json.dumps({"vector": v.tolist(), "k": a.k, "nprobe": nprobe}).encode() for v in queries]
+        next_query = iter(range(10**9))
+        lock = threading.Lock()
+        failures: list[str] = []
+
+        def phase(count: int, sink: list | None) -> float:
+            todo = iter(range(count))
+
+            def worker() -> None:
+                conn = http.client.HTTPConnection(host, int(port), timeout=SERVE_START_S)
+                try:
+                    while True:
+                        with lock:
+                            if next(todo, None) is None or failures:
+                                return
+                            qi = next(next_query) % len(bodies)
+                        t0 = time.perf_counter()
+                        conn.request("POST", "/v1/search", body=bodies[qi], headers={"Content-Type": "application/json"})
+                        resp = conn.getresponse()
+                        body = resp.read()
+                        took = time.perf_counter() - t0
+                        if resp.status != 200:
+                            with lock:
+                                failures.append(f"HTTP {resp.status}: {body[:200]!r}")
+                            return
+                        if sink is not None:
+                            ids = [n["id"] for n in json.loads(body)["neighbors"]]
+                            with lock:
+                                sink.append((took, qi, ids))
+                except OSError as e:
+                    with lock:
+                        failures.append(f"{type(e).__name__}: {e}")
+                finally:
+                    conn.close()
+
+            threads = [threading.Thread(target=worker) for _ in range(q)]
+            t0 = time.perf_counter()
+            for t in threads:
+                t.start()
+            for t in threads:
+                t.join()
+            if failures:
+                sys.exit(f"concurrency: {label}: {failures[0]}")
+            return time.perf_counter() - t0
+
+        phase(a.warmup, None)
+        mark(a.endpoint, label)
+        done: list = []
+        wall = phase(a.queries, done)
+        mark(a.endpoint, f"{label}:end")
+    finally:
+        server.terminate()
+        try:
+            server.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            server.kill()
+            server.wait()
+    w = window(admin(a.endpoint, "GET", "stats"), label)
+    lat = [t for t, _, _ in done]
+    return {
+        "qps": a.queries / wall, "p50_ms": 1000 * pct(lat, 50), "p99_ms": 1000 * pct(lat, 99),
+        "gets": w["gets"] / a.queries, "bytes": w["get_bytes"] / a.queries, "hedges": 0.0, "waves": None,
+        "recall": recall_of([(qi, ids) for _, qi, ids in done], gt, a.k),
+    }
+
+
 def warp_k_max(spec: str | None, nprobe: int) -> int | None:
     """`warp bench --k-max` for one nprobe of the sweep: None (no budget: one
     request per probed list at most), a count `N`, or `nprobe/D` — the paper's
@@ -154,7 +257,7 @@ def interpolate(points: list[dict], target: float) -> dict | None:
     return {k: exact[0][k] for k in ("qps", "p50_ms", "p99_ms", "gets", "bytes", "nprobe")} if exact else None
 
 
-SVG_COLORS = {"lance": "#d62728", "warp": "#1f77b4"}
+SVG_COLORS = {"lance": "#d62728", "warp": "#1f77b4", "serve": "#2ca02c"}
 
 
 def svg_chart(path: Path, title: str, xlabel: str, ylabel: str, series: list[tuple[str, str, list[tuple[float, float]]]], logx: bool = False) -> None:
@@ -218,6 +321,8 @@ def main() -> None:
     ap.add_argument("--warp-k-max", metavar="N|nprobe/D", type=k_max_arg,
                     help="warp's request budget K_max per planned fetch (warp bench --k-max; an IVF_FLAT query is one fetch): a count, or nprobe/D as in the paper's "
                          "K_max = n_probe/2 and n_probe/4 (default: none, at most one request per probed list)")
+    ap.add_argument("--with-serve", action="store_true",
+                    help="also run `warp serve` under Q HTTP client threads (system 'serve')")
     ap.add_argument("--io-slots", type=int, default=64, help="warp's I/O slots (warp bench --io-slots; 64 is its default)")
     ap.add_argument("--cold-cache-mib", type=float, default=2.0,
                     help="Lance's index cache in cold cells, MiB (lance_peer.py bench --cold-cache-mib)")
@@ -245,6 +350,7 @@ def main() -> None:
         sys.exit("concurrency: --repeat 1..20, --warmup 0..100000, --queries 1..100000, non-empty --nprobe/--concurrency")
     a.prefix = f"s3://{a.bucket}/{a.name}"
     gt = read_vecs(a.data / "groundtruth.ivecs")
+    queries = read_vecs(a.data / "queries.fvecs", np.float32) if a.with_serve else None
     model = admin(a.endpoint, "GET", "settings")["model"]
 
     if not a.skip_build:
@@ -270,7 +376,8 @@ def main() -> None:
     raw: dict[tuple, list[dict]] = {}
     t_start = time.perf_counter()
     for r in range(a.repeat):
-        order = ["lance", "warp"] if r % 2 == 0 else ["warp", "lance"]
+        order = ["lance", "warp"] + (["serve"] if a.with_serve else [])
+        order = order if r % 2 == 0 else order[::-1]
         for system in order:
             for kind in kinds:
                 for nprobe in a.nprobe:
@@ -278,6 +385,10 @@ def main() -> None:
                         if system == "warp":
                             for q, cell in warp_cells(a, kind, nprobe, mode, r).items():
                                 raw.setdefault(("warp", kind, mode, nprobe, q), []).append(cell)
+                        elif system == "serve":
+                            for q in a.concurrency:
+                                cell = serve_cell(a, kind, nprobe, mode, q, r, queries, gt)
+                                raw.setdefault(("serve", kind, mode, nprobe, q), []).append(cell)
                         else:
                             for q in a.concurrency:
                                 raw.setdefault(("lance", kind, mode, nprobe, q), []).append(lance_cell(a, kind, nprobe, mode, q, r, gt))
@@ -315,13 +426,14 @@ def report(a, rows: list[dict], model: dict, params: list[dict]) -> None:
         print(f"| {x['system']} | IVF_{x['kind'].upper()} | {x['mode']} | {x['nprobe']} | {x['concurrency']} | {x['recall']:.3f} | {x['qps']:.1f} | "
               f"{x['p50_ms']:.0f} | {x['p99_ms']:.0f} | {x['gets']:.1f} | {x['bytes'] / 1024:.0f} | {wv} |")
 
+    systems = [x for x in ("lance", "warp", "serve") if any(r["system"] == x for r in rows)]
     equal = []
     for kind in kinds:
         for mode in modes:
             for q in qs(kind, mode):
                 for t in targets:
                     at = {}
-                    for system in ("lance", "warp"):
+                    for system in systems:
                         pts = [x for x in rows if (x["system"], x["kind"], x["mode"], x["concurrency"]) == (system, kind, mode, q)]
                         at[system] = interpolate(pts, t)
                     equal.append({"kind": kind, "mode": mode, "concurrency": q, "recall": t, **at})
@@ -337,19 +449,33 @@ def report(a, rows: list[dict], model: dict, params: list[dict]) -> None:
         print(f"| IVF_{e['kind'].upper()} | {e['mode']} | {e['concurrency']} | {e['recall']:.2f} | {f(lo, 'qps')} | {f(wa, 'qps')} | {ratio} | "
               f"{f(lo, 'gets')} | {f(wa, 'gets')} | {fewer} | {kib(lo)} | {kib(wa)} | {f(lo, 'p99_ms', '{:.0f}')} | {f(wa, 'p99_ms', '{:.0f}')} |")
 
+    if "serve" in systems:
+        print("\n`warp serve` over HTTP against Lance, at equal recall@10:\n")
+        print("| index | mode | Q | recall | Lance QPS | serve QPS | QPS × | Lance GETs/q | serve GETs/q | GETs ÷ | serve KiB/q | Lance p99 | serve p99 |")
+        print("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
+        for e in equal:
+            lo, sv = e.get("lance"), e.get("serve")
+            f = lambda d, k, s="{:.1f}": s.format(d[k]) if d else "–"  # noqa: E731
+            ratio = f"{sv['qps'] / lo['qps']:.2f}" if lo and sv else "–"
+            fewer = f"{lo['gets'] / sv['gets']:.2f}" if lo and sv and sv["gets"] > 0 else "–"
+            kib = lambda d: f"{d['bytes'] / 1024:.0f}" if d else "–"  # noqa: E731
+            print(f"| IVF_{e['kind'].upper()} | {e['mode']} | {e['concurrency']} | {e['recall']:.2f} | {f(lo, 'qps')} | {f(sv, 'qps')} | {ratio} | "
+                  f"{f(lo, 'gets')} | {f(sv, 'gets')} | {fewer} | {kib(sv)} | "
+                  f"{f(lo, 'p99_ms', '{:.0f}')} | {f(sv, 'p99_ms', '{:.0f}')} |")
+
     if a.svg_dir:
         a.svg_dir.mkdir(parents=True, exist_ok=True)
         for kind in kinds:
             for mode in modes:
                 series = []
-                for system in ("lance", "warp"):
+                for system in systems:
                     for q in qs(kind, mode):
                         pts = [(x["recall"], x["qps"]) for x in rows if (x["system"], x["kind"], x["mode"], x["concurrency"]) == (system, kind, mode, q)]
                         series.append((f"{system} Q={q}", SVG_COLORS[system], pts))
                 svg_chart(a.svg_dir / f"{a.name}-{kind}-{mode}-qps-recall.svg", f"{a.name} IVF_{kind.upper()} {mode}: QPS against recall@10",
                           "recall@10", "QPS", series)
                 series = []
-                for system in ("lance", "warp"):
+                for system in systems:
                     for t in targets:
                         pts = [(e["concurrency"], e[system]["qps"]) for e in equal if (e["kind"], e["mode"], e["recall"]) == (kind, mode, t) and e[system]]
                         series.append((f"{system} @ {t:.2f}", SVG_COLORS[system], pts))
