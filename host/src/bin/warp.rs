@@ -28,11 +28,12 @@ const MI_OPTION_PURGE_DELAY: libmimalloc_sys::mi_option_t = 15;
 /// memory left unused for a second; the query path frees and re-allocates
 /// its body chunks and straddling copies all the time, so purged arena
 /// memory is faulted in again at once, and since mimalloc advises its arenas
-/// for transparent huge pages, each fault zeroes 2 MiB. Over warp-s3 on the
+/// for transparent huge pages, a fault may zero 2 MiB. Over warp-s3 on the
 /// 2-vCPU VM (`warp bench --k-max 6`, real MiniLM, 14.5 MiB a query) that was
-/// ~3 000 faults a second and 10–17 s of system time per 1 700 queries
-/// against 8 s without purging, at the same plans (BENCHMARKS, *The
-/// allocator*). The bound on memory is then the high-water mark of what the
+/// ~1 600 page faults a second (~50 of them huge pages) and 9–17 s of system
+/// time per 1 700 queries against 8–10 s without purging, at the same plans
+/// (BENCHMARKS, *Where a fat plan's CPU went over warp-s3*; ARCHITECTURE §7).
+/// The bound on memory is then the high-water mark of what the
 /// process held at once, which `--max-fetch-mib`, the cache size and the
 /// index bound; it is not returned after a burst. O(1), before any thread.
 fn keep_freed_pages() {
@@ -97,4 +98,26 @@ fn main() {
         },
     };
     std::process::exit(code);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::MI_OPTION_PURGE_DELAY;
+
+    /// The hand-written option index names the purge delay: read before
+    /// `keep_freed_pages` runs (tests do not call `main`), it holds mimalloc
+    /// v3's default of 1 000 ms, or the environment's value.
+    #[test]
+    fn the_option_index_is_the_purge_delay() {
+        // SAFETY: reading an option is thread-safe and the index is in range.
+        let delay = unsafe { libmimalloc_sys::mi_option_get(MI_OPTION_PURGE_DELAY) };
+        let want = std::env::var("MIMALLOC_PURGE_DELAY")
+            .ok()
+            .and_then(|v| v.parse::<std::os::raw::c_long>().ok())
+            .unwrap_or(1000);
+        assert_eq!(
+            delay, want,
+            "mi_option_t 15 is not purge_delay in this mimalloc"
+        );
+    }
 }
