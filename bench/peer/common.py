@@ -58,3 +58,33 @@ def run(cmd: list[str], timeout: float = 3600, who: str = "peer") -> str:
     if p.returncode != 0:
         sys.exit(f"{who}: {' '.join(cmd[:3])} … failed ({p.returncode}): {p.stderr.strip()[-800:]}")
     return p.stdout
+
+
+def flat_l2_index(index: Path, who: str, max_lists: int, max_queries: int) -> tuple[dict, np.ndarray, np.ndarray]:
+    """The manifest, centroids (nlist x dim, f64) and stored queries (f64) of
+    a local `warp build` IVF_FLAT index of metric l2; exits with one line
+    naming what is wrong (no manifest, another kind or metric, more than
+    `max_lists` lists or `max_queries` queries, a short centroid file)."""
+    manifest = index / "manifest.json"
+    if not manifest.is_file():
+        sys.exit(f"{who}: no {manifest} (give a local warp build directory)")
+    m = json.loads(manifest.read_text().splitlines()[0])
+    if m["metric"] != "l2" or m["kind"] != "ivf_flat":
+        sys.exit(f"{who}: {index}: metric {m['metric']}, kind {m['kind']}; want l2 ivf_flat")
+    nlist, dim, bid = m["nlist"], m["dim"], m["build_id"]
+    if nlist > max_lists:
+        sys.exit(f"{who}: {nlist} lists, at most {max_lists}")
+    cents = np.fromfile(index / f"centroids-{bid}.bin", dtype="<f4")
+    if cents.size != nlist * dim:
+        sys.exit(f"{who}: centroids hold {cents.size} values, want {nlist} x {dim}")
+    queries = read_vecs(index / f"queries-{bid}.fvecs", np.float32)
+    if queries.shape[1] != dim or len(queries) > max_queries:
+        sys.exit(f"{who}: the queries are not of dimension {dim}, or more than {max_queries}")
+    return m, cents.reshape(nlist, dim).astype(np.float64), queries.astype(np.float64)
+
+
+def sq_dists(x: np.ndarray, cents: np.ndarray) -> np.ndarray:
+    """Squared L2 distances of every row of `x` to every centroid (rows x
+    nlist), clamped at 0 against rounding; the probes of a query are its
+    nearest centroids by these."""
+    return np.maximum((x**2).sum(1)[:, None] - 2 * x @ cents.T + (cents**2).sum(1)[None, :], 0)

@@ -54,9 +54,12 @@ import argparse
 import json
 import os
 import http.client
+import itertools
+import select
 import statistics
 import subprocess
 import sys
+import tempfile
 import threading
 import time
 from pathlib import Path
@@ -136,6 +139,7 @@ def warp_cells(a, kind: str, nprobe: int, mode: str, run_no: int) -> dict[int, d
 
 SERVE_WARM_CACHE_MIB = 2048
 SERVE_DEADLINE_MS = 60_000
+SERVE_START_S = 60.0
 
 
 def serve_cell(a, kind: str, nprobe: int, mode: str, q: int, run_no: int, queries: np.ndarray, gt: np.ndarray) -> dict:
@@ -153,16 +157,20 @@ def serve_cell(a, kind: str, nprobe: int, mode: str, q: int, run_no: int, querie
     k_max = warp_k_max(a.warp_k_max, nprobe)
     if k_max is not None:
         cmd += ["--k-max", str(k_max)]
-    server = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    # The server's log goes to a file: a pipe nobody reads would stall it once full.
+    err = tempfile.TemporaryFile(mode="w+")
+    server = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=err, text=True)
     try:
-        line = server.stdout.readline()
+        ready, _, _ = select.select([server.stdout], [], [], SERVE_START_S)
+        line = server.stdout.readline() if ready else ""
         if not line:
-            sys.exit(f"concurrency: warp serve did not start: {server.stderr.read()[-800:]}")
+            err.seek(0)
+            sys.exit(f"concurrency: warp serve did not start within {SERVE_START_S:.0f} s: {err.read()[-800:]}")
         host, port = json.loads(line)["listening"].rsplit(":", 1)
         # The longest deadline the server honours: a closed loop measures latency, it does not cut it.
         bodies = [json.dumps({"vector": v.tolist(), "k": a.k, "nprobe": nprobe, "deadline_ms": SERVE_DEADLINE_MS}).encode()
                   for v in queries]
-        next_query = iter(range(10**9))
+        next_query = itertools.count()  # shared by both phases: the measured queries follow the warm-up's
         lock = threading.Lock()
         failures: list[str] = []
 
@@ -218,6 +226,7 @@ def serve_cell(a, kind: str, nprobe: int, mode: str, q: int, run_no: int, querie
         except subprocess.TimeoutExpired:
             server.kill()
             server.wait()
+        err.close()
     w = window(admin(a.endpoint, "GET", "stats"), label)
     lat = [t for t, _, _ in done]
     return {
@@ -408,6 +417,23 @@ def main() -> None:
     report(a, rows, model, [params])
 
 
+def compare_table(equal: list[dict], side: str) -> None:
+    """Prints Lance against `side` ("warp" or "serve") at each equal-recall
+    point of `equal`: QPS and its ratio, GETs/query and how many fewer,
+    KiB/query and p99 of both (– where a side's sweep misses the target)."""
+    print(f"| index | mode | Q | recall | Lance QPS | {side} QPS | QPS × | Lance GETs/q | {side} GETs/q | GETs ÷ | "
+          f"Lance KiB/q | {side} KiB/q | Lance p99 | {side} p99 |")
+    print("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
+    f = lambda d, k, s="{:.1f}": s.format(d[k]) if d else "–"  # noqa: E731
+    kib = lambda d: f"{d['bytes'] / 1024:.0f}" if d else "–"  # noqa: E731
+    for e in equal:
+        lo, wa = e.get("lance"), e.get(side)
+        ratio = f"{wa['qps'] / lo['qps']:.2f}" if lo and wa else "–"
+        fewer = f"{lo['gets'] / wa['gets']:.2f}" if lo and wa and wa["gets"] > 0 else "–"
+        print(f"| IVF_{e['kind'].upper()} | {e['mode']} | {e['concurrency']} | {e['recall']:.2f} | {f(lo, 'qps')} | {f(wa, 'qps')} | {ratio} | "
+              f"{f(lo, 'gets')} | {f(wa, 'gets')} | {fewer} | {kib(lo)} | {kib(wa)} | {f(lo, 'p99_ms', '{:.0f}')} | {f(wa, 'p99_ms', '{:.0f}')} |")
+
+
 def report(a, rows: list[dict], model: dict, params: list[dict]) -> None:
     """Prints the tables of `rows` (every cell, then at equal recall), writes the
     charts (--svg-dir) and the JSON (--json-out, with the `params` of each run
@@ -440,30 +466,10 @@ def report(a, rows: list[dict], model: dict, params: list[dict]) -> None:
                         at[system] = interpolate(pts, t)
                     equal.append({"kind": kind, "mode": mode, "concurrency": q, "recall": t, **at})
     print("\nAt equal recall@10 (linear in recall between bracketing nprobes; – = outside a side's sweep):\n")
-    print("| index | mode | Q | recall | Lance QPS | warp QPS | QPS × | Lance GETs/q | warp GETs/q | GETs ÷ | Lance KiB/q | warp KiB/q | Lance p99 | warp p99 |")
-    print("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
-    for e in equal:
-        lo, wa = e["lance"], e["warp"]
-        f = lambda d, k, s="{:.1f}": s.format(d[k]) if d else "–"  # noqa: E731
-        ratio = f"{wa['qps'] / lo['qps']:.2f}" if lo and wa else "–"
-        fewer = f"{lo['gets'] / wa['gets']:.2f}" if lo and wa and wa["gets"] > 0 else "–"
-        kib = lambda d: f"{d['bytes'] / 1024:.0f}" if d else "–"  # noqa: E731
-        print(f"| IVF_{e['kind'].upper()} | {e['mode']} | {e['concurrency']} | {e['recall']:.2f} | {f(lo, 'qps')} | {f(wa, 'qps')} | {ratio} | "
-              f"{f(lo, 'gets')} | {f(wa, 'gets')} | {fewer} | {kib(lo)} | {kib(wa)} | {f(lo, 'p99_ms', '{:.0f}')} | {f(wa, 'p99_ms', '{:.0f}')} |")
-
+    compare_table(equal, "warp")
     if "serve" in systems:
         print("\n`warp serve` over HTTP against Lance, at equal recall@10:\n")
-        print("| index | mode | Q | recall | Lance QPS | serve QPS | QPS × | Lance GETs/q | serve GETs/q | GETs ÷ | serve KiB/q | Lance p99 | serve p99 |")
-        print("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
-        for e in equal:
-            lo, sv = e.get("lance"), e.get("serve")
-            f = lambda d, k, s="{:.1f}": s.format(d[k]) if d else "–"  # noqa: E731
-            ratio = f"{sv['qps'] / lo['qps']:.2f}" if lo and sv else "–"
-            fewer = f"{lo['gets'] / sv['gets']:.2f}" if lo and sv and sv["gets"] > 0 else "–"
-            kib = lambda d: f"{d['bytes'] / 1024:.0f}" if d else "–"  # noqa: E731
-            print(f"| IVF_{e['kind'].upper()} | {e['mode']} | {e['concurrency']} | {e['recall']:.2f} | {f(lo, 'qps')} | {f(sv, 'qps')} | {ratio} | "
-                  f"{f(lo, 'gets')} | {f(sv, 'gets')} | {fewer} | {kib(sv)} | "
-                  f"{f(lo, 'p99_ms', '{:.0f}')} | {f(sv, 'p99_ms', '{:.0f}')} |")
+        compare_table(equal, "serve")
 
     if a.svg_dir:
         a.svg_dir.mkdir(parents=True, exist_ok=True)

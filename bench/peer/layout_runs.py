@@ -16,11 +16,12 @@ at most 100 000 queries and 65 536 lists are read; a larger index is refused.
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from pathlib import Path
 
 import numpy as np
+
+from common import flat_l2_index, sq_dists
 
 MAX_QUERIES = 100_000
 MAX_LISTS = 65_536
@@ -36,30 +37,13 @@ def main() -> None:
     ap.add_argument("--nprobe", type=ints, default=ints("8,16,18"))
     ap.add_argument("--k", type=ints, default=ints("4,6"), help="request budgets K")
     a = ap.parse_args()
-    manifest = a.index / "manifest.json"
-    if not manifest.is_file():
-        sys.exit(f"layout_runs: no {manifest} (give a local warp build directory)")
-    m = json.loads(manifest.read_text().splitlines()[0])
-    if m["metric"] != "l2" or m["kind"] != "ivf_flat":
-        sys.exit(f"layout_runs: {a.index}: metric {m['metric']}, kind {m['kind']}; want l2 ivf_flat")
-    nlist, dim = m["nlist"], m["dim"]
-    if nlist > MAX_LISTS:
-        sys.exit(f"layout_runs: {nlist} lists, at most {MAX_LISTS}")
+    m, cents, queries = flat_l2_index(a.index, "layout_runs", MAX_LISTS, MAX_QUERIES)
+    nlist = m["nlist"]
     if not all(1 <= p <= nlist for p in a.nprobe) or not all(k >= 1 for k in a.k):
         sys.exit(f"layout_runs: --nprobe in 1..={nlist}, --k >= 1")
-    bid = m["build_id"]
-    cents = np.fromfile(a.index / f"centroids-{bid}.bin", dtype="<f4")
-    if cents.size != nlist * dim:
-        sys.exit(f"layout_runs: centroids hold {cents.size} values, want {nlist} x {dim}")
-    cents = cents.reshape(nlist, dim).astype(np.float64)
-    raw = np.fromfile(a.index / f"queries-{bid}.fvecs", dtype="<i4")
-    if raw.size % (dim + 1) or raw.size // (dim + 1) > MAX_QUERIES:
-        sys.exit(f"layout_runs: the queries are not fvecs of dimension {dim}, or more than {MAX_QUERIES}")
-    queries = raw.reshape(-1, dim + 1)[:, 1:].copy().view("<f4").astype(np.float64)
     off = np.array([x["offset"] for x in m["lists"]], dtype=np.int64)
     ln = np.array([x["len"] for x in m["lists"]], dtype=np.int64)
-    d = (queries**2).sum(1)[:, None] - 2 * queries @ cents.T + (cents**2).sum(1)[None, :]
-    order = np.argsort(d, axis=1, kind="stable")
+    order = np.argsort(sq_dists(queries, cents), axis=1, kind="stable")
     print(f"{a.index}: layout {m['reorder']}, {nlist} lists, {len(queries)} queries")
     print("| nprobe | runs (mean) | runs (median) | lists MiB | " + " | ".join(f"gap MiB at K = {k}" for k in a.k) + " |")
     print("|---:|---:|---:|---:|" + "---:|" * len(a.k))

@@ -23,11 +23,12 @@ vectors and 4 096 lists (the co-probe matrix is nlist x nlist).
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from pathlib import Path
 
 import numpy as np
+
+from common import flat_l2_index, read_vecs, sq_dists
 
 MAX_ROWS = 100_000
 MAX_LISTS = 4_096
@@ -35,17 +36,6 @@ MAX_LISTS = 4_096
 
 def nums(kind):
     return lambda s: [kind(x) for x in s.split(",") if x]
-
-
-def fvecs(path: Path, dim: int) -> np.ndarray:
-    raw = np.fromfile(path, dtype="<i4")
-    if raw.size % (dim + 1) or raw.size // (dim + 1) > MAX_ROWS:
-        sys.exit(f"run_levers: {path} is not fvecs of dimension {dim}, or holds more than {MAX_ROWS} rows")
-    return raw.reshape(-1, dim + 1)[:, 1:].copy().view("<f4").astype(np.float64)
-
-
-def sq_dists(x: np.ndarray, cents: np.ndarray) -> np.ndarray:
-    return np.maximum((x**2).sum(1)[:, None] - 2 * x @ cents.T + (cents**2).sum(1)[None, :], 0)
 
 
 def runs_of(order: np.ndarray, probe_sets) -> np.ndarray:
@@ -101,25 +91,22 @@ def main() -> None:
     ap.add_argument("--ratios", type=nums(float), default=[1.16, 1.18, 1.2, 1.22])
     ap.add_argument("--cap", type=int, default=48)
     a = ap.parse_args()
-    m = json.loads((a.index / "manifest.json").read_text().splitlines()[0])
-    if m["metric"] != "l2" or m["kind"] != "ivf_flat":
-        sys.exit(f"run_levers: {a.index}: metric {m['metric']}, kind {m['kind']}; want l2 ivf_flat")
-    nlist, dim, bid = m["nlist"], m["dim"], m["build_id"]
-    if nlist > MAX_LISTS or not all(1 <= p <= nlist for p in a.nprobe + a.train_nprobe + [a.cap]):
-        sys.exit(f"run_levers: at most {MAX_LISTS} lists; every nprobe and --cap in 1..={nlist}")
-    cents = np.fromfile(a.index / f"centroids-{bid}.bin", dtype="<f4").reshape(nlist, dim).astype(np.float64)
-    queries = fvecs(a.index / f"queries-{bid}.fvecs", dim)
-    base = fvecs(a.data / "base.fvecs", dim)
-    gt = np.fromfile(a.data / "groundtruth.ivecs", dtype="<i4")
-    gt = gt.reshape(-1, gt[0] + 1)[: len(queries), 1:11]
-    assign = np.concatenate([np.argmin(sq_dists(base[i : i + 8192], cents), 1) for i in range(0, len(base), 8192)])
-    lists_of_truth = assign[gt]
-    own = np.argsort(np.array([x["offset"] for x in m["lists"]]))
-    dist = np.sqrt(sq_dists(queries, cents))
-    rank = np.argsort(dist, axis=1, kind="stable")
+    m, cents, queries = flat_l2_index(a.index, "run_levers", MAX_LISTS, MAX_ROWS)
+    nlist = m["nlist"]
+    if not all(1 <= p <= nlist for p in a.nprobe + a.train_nprobe + [a.cap]):
+        sys.exit(f"run_levers: every nprobe and --cap in 1..={nlist}")
+    base = read_vecs(a.data / "base.fvecs", np.float32).astype(np.float64)
+    if base.shape[1] != m["dim"] or len(base) > MAX_ROWS:
+        sys.exit(f"run_levers: {a.data}/base.fvecs is not of dimension {m['dim']}, or holds more than {MAX_ROWS} rows")
+    gt = read_vecs(a.data / "groundtruth.ivecs")[: len(queries), :10]
     base_rank = np.concatenate(
         [np.argsort(sq_dists(base[i : i + 8192], cents), 1) for i in range(0, len(base), 8192)]
     )
+    # Each base vector sits in the list of its nearest centroid (the build's assignment).
+    lists_of_truth = base_rank[:, 0][gt]
+    own = np.argsort(np.array([x["offset"] for x in m["lists"]]))
+    dist = np.sqrt(sq_dists(queries, cents))
+    rank = np.argsort(dist, axis=1, kind="stable")
 
     def recall(sets) -> float:
         return float(np.mean([np.isin(lists_of_truth[i], s).mean() for i, s in enumerate(sets)]))
