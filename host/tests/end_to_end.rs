@@ -210,3 +210,118 @@ async fn component_and_native_plan_the_same_fetches() {
         );
     }
 }
+
+/// Concurrent queries share the lists one of them is already fetching: the
+/// same answers as reading alone, fewer GETs, and a list whose fetcher fails
+/// is read by each waiter itself (no query hangs or takes another's error).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn concurrent_queries_share_reads_in_flight_without_changing_answers() {
+    use warp_host::query::ReadConfig;
+    use warp_host::store::SimulateConfig;
+
+    let f = fixture(None);
+    let mem = store::open("memory://end-to-end-shared").unwrap();
+    let order: Vec<u32> = (0..f.trained.nlist() as u32).collect();
+    write(&f, &mem, &order, "identity").await;
+    let reference = answers(mem.clone(), &f.queries, "warp").await;
+    let sim = mem.simulated(SimulateConfig {
+        tail_probability: 0.0,
+        ..SimulateConfig::s3()
+    });
+    let index = Arc::new(Index::open(sim).await.unwrap());
+    let params = SearchParams {
+        nprobe: 6,
+        ..SearchParams::default()
+    };
+    let run = |share: bool| {
+        let searcher = Arc::new(
+            Searcher::with_read_config(
+                Arc::clone(&index),
+                64,
+                0,
+                native_factory(),
+                ReadConfig {
+                    share_reads: share,
+                    ..ReadConfig::default()
+                },
+            )
+            .unwrap(),
+        );
+        let (queries, params) = (f.queries.clone(), params.clone());
+        async move {
+            // Every query twice, all at once: each list is probed by
+            // several queries in flight together.
+            let tasks: Vec<_> = (0..2)
+                .flat_map(|_| {
+                    queries
+                        .chunks_exact(f.dim)
+                        .map(<[f32]>::to_vec)
+                        .collect::<Vec<_>>()
+                })
+                .map(|q| {
+                    let (s, p) = (Arc::clone(&searcher), params.clone());
+                    tokio::spawn(async move { s.search(&q, &p).await.unwrap() })
+                })
+                .collect();
+            let mut got: Vec<warp_host::query::SearchResult> = Vec::new();
+            for t in tasks {
+                got.push(t.await.unwrap());
+            }
+            (got, searcher.io_stats().totals.gets)
+        }
+    };
+    let (alone, gets_alone) = run(false).await;
+    let (shared, gets_shared) = run(true).await;
+    let ids = |rs: &[warp_host::query::SearchResult]| {
+        rs.iter()
+            .map(|r| r.neighbors.iter().map(|n| n.id).collect::<Vec<_>>())
+            .collect::<Vec<_>>()
+    };
+    let twice: Vec<Vec<u32>> = reference.iter().chain(&reference).cloned().collect();
+    assert_eq!(ids(&alone), twice);
+    assert_eq!(ids(&shared), twice);
+    assert!(alone.iter().all(|r| r.stats.shared == 0));
+    let joined: usize = shared.iter().map(|r| r.stats.shared).sum();
+    assert!(joined > 0, "no list was shared");
+    assert!(
+        gets_shared < gets_alone,
+        "{gets_shared} vs {gets_alone} GETs"
+    );
+
+    // A corrupt list: its fetcher fails after its re-fetch, and so does
+    // every query waiting for it, each with the checksum error, none hung.
+    let manifest = index.manifest.clone();
+    let hit = manifest.lists.iter().position(|l| l.len > 0).unwrap();
+    let entry = &manifest.lists[hit];
+    let path = mem.child(&manifest.payload.name);
+    let mut payload = mem
+        .store
+        .get(&path)
+        .await
+        .unwrap()
+        .bytes()
+        .await
+        .unwrap()
+        .to_vec();
+    payload[entry.offset as usize] ^= 0xff;
+    mem.store.put(&path, payload.into()).await.unwrap();
+    let searcher = Arc::new(Searcher::new(Arc::clone(&index), 64, 0, native_factory()).unwrap());
+    // Queries probing every list, so each needs the corrupt one.
+    let all = SearchParams {
+        nprobe: manifest.lists.len(),
+        ..SearchParams::default()
+    };
+    let tasks: Vec<_> = (0..8)
+        .map(|i| {
+            let (s, p) = (Arc::clone(&searcher), all.clone());
+            let q = f.queries[i * f.dim..(i + 1) * f.dim].to_vec();
+            tokio::spawn(async move {
+                tokio::time::timeout(std::time::Duration::from_secs(60), s.search(&q, &p)).await
+            })
+        })
+        .collect();
+    for t in tasks {
+        let r = t.await.unwrap().expect("a query hung");
+        assert!(matches!(r, Err(Error::Checksum { .. })), "{r:?}");
+    }
+}

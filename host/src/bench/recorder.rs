@@ -29,6 +29,7 @@ pub struct Recorder {
     per_mib_n: u64,
     probes: u64,
     cache_hits: u64,
+    shared: u64,
     recall_hits: u64,
     recall_total: u64,
 }
@@ -51,6 +52,7 @@ impl Recorder {
             per_mib_n: 0,
             probes: 0,
             cache_hits: 0,
+            shared: 0,
             recall_hits: 0,
             recall_total: 0,
         }
@@ -70,6 +72,7 @@ impl Recorder {
         }
         self.probes += r.stats.probes as u64;
         self.cache_hits += r.stats.cache_hits as u64;
+        self.shared += r.stats.shared as u64;
         if let Some(truth) = truth {
             let truth = &truth[..truth.len().min(10)];
             self.recall_hits += r
@@ -101,8 +104,9 @@ impl Recorder {
     }
 
     /// The row for these figures. `row` carries the run's identity (layout,
-    /// policy, Q, P, cache, nprobe); the measured fields are filled in from
-    /// the recorded queries over `elapsed_s` seconds.
+    /// policy, Q, P, cache, nprobe, and `shared_rate` `Some` when reads were
+    /// shared); the measured fields are filled in from the recorded queries
+    /// over `elapsed_s` seconds.
     pub fn finish(&self, mut row: BenchRow, elapsed_s: f64, pricing: Pricing) -> BenchRow {
         let n = self.queries.max(1) as f64;
         row.queries = self.queries as usize;
@@ -124,6 +128,9 @@ impl Recorder {
             (self.per_mib_n > 0).then(|| self.per_mib_sum / self.per_mib_n as f64);
         row.cache_hit_rate =
             (row.cache_bytes > 0).then(|| self.cache_hits as f64 / self.probes.max(1) as f64);
+        row.shared_rate = row
+            .shared_rate
+            .map(|_| self.shared as f64 / self.probes.max(1) as f64);
         row.recall_at_10 =
             (self.recall_total > 0).then(|| self.recall_hits as f64 / self.recall_total as f64);
         row
@@ -136,6 +143,7 @@ mod tests {
     use crate::query::{Neighbor, QueryStats};
 
     fn result(ids: &[u32], gets: u64, hits: usize) -> SearchResult {
+        let shared = 4 - hits.min(4);
         SearchResult {
             neighbors: ids
                 .iter()
@@ -144,6 +152,7 @@ mod tests {
             stats: QueryStats {
                 probes: 4,
                 cache_hits: hits,
+                shared,
                 io: CallStats {
                     gets,
                     bytes: 1000,
@@ -178,9 +187,12 @@ mod tests {
             cache: "10%".into(),
             cache_bytes: 1,
             nprobe: 4,
+            shared_rate: Some(0.0),
             ..BenchRow::default()
         };
         let row = r.finish(row, 2.0, Pricing::default());
+        // Three of four probed lists came from other queries' reads.
+        assert_eq!(row.shared_rate, Some(0.75));
         assert_eq!(row.queries, 100);
         assert_eq!(row.qps, 50.0);
         assert_eq!(row.gets_per_query, 2.0);

@@ -66,6 +66,9 @@ pub struct BenchRow {
     /// Probed lists served by the payload cache, as a fraction of lists
     /// probed (`None` without a cache).
     pub cache_hit_rate: Option<f64>,
+    /// Probed lists received from another query's read in flight, as a
+    /// fraction of lists probed (`None` when reads were not shared).
+    pub shared_rate: Option<f64>,
     /// Recall@10 against the ground truth, when known.
     pub recall_at_10: Option<f64>,
     /// Repeats of the run this row is the median of (by QPS).
@@ -140,6 +143,7 @@ impl BenchRow {
 /// some row ran with a cache.
 pub fn table(rows: &[BenchRow]) -> String {
     let cached = rows.iter().any(|r| r.cache_bytes > 0);
+    let shared = rows.iter().any(|r| r.shared_rate.is_some());
     let mut out = format!(
         "{:<14} {:<18} {:>4} {:>6} {:>8} {:>8} {:>8} {:>8} {:>8} {:>10} {:>8} {:>7} {:>7} {:>6}",
         "layout",
@@ -160,6 +164,9 @@ pub fn table(rows: &[BenchRow]) -> String {
     out.push_str(&format!(" {:>7} {:>7}", "hedge/q", "ms/MiB"));
     if cached {
         out.push_str(&format!(" {:>10} {:>6}", "cache", "hit %"));
+    }
+    if shared {
+        out.push_str(&format!(" {:>8}", "shared %"));
     }
     out.push('\n');
     for r in rows {
@@ -191,6 +198,13 @@ pub fn table(rows: &[BenchRow]) -> String {
                 " {:>10} {:>6}",
                 r.cache,
                 r.cache_hit_rate
+                    .map_or("-".to_string(), |h| format!("{:.1}", h * 100.0))
+            ));
+        }
+        if shared {
+            out.push_str(&format!(
+                " {:>8}",
+                r.shared_rate
                     .map_or("-".to_string(), |h| format!("{:.1}", h * 100.0))
             ));
         }

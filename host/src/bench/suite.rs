@@ -271,6 +271,7 @@ impl Suite {
                 cache_bytes,
                 warmup: w.warmup,
                 nprobe: spec.params.nprobe,
+                shared_rate: self.read.share_reads.then_some(0.0),
                 ..BenchRow::default()
             },
             elapsed,

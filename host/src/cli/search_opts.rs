@@ -91,6 +91,11 @@ pub struct SearchOpts {
     /// the median, at most 5-25% extra GETs following the straggler rate).
     #[arg(long)]
     pub no_hedge: bool,
+    /// Fetch every list a query misses itself, even one another query in
+    /// progress is already fetching (default: await that read: one GET and
+    /// one transfer for both).
+    #[arg(long)]
+    pub no_share_reads: bool,
 }
 
 impl SearchOpts {
@@ -121,13 +126,14 @@ impl SearchOpts {
         b.build()
     }
 
-    /// How the searcher reads: hedging (unless `--no-hedge`), `--deadline-ms`,
-    /// `--stall-timeout-ms`.
+    /// How the searcher reads: hedging (unless `--no-hedge`), shared reads
+    /// (unless `--no-share-reads`), `--deadline-ms`, `--stall-timeout-ms`.
     pub fn read_config(&self) -> ReadConfig {
         let mut read = ReadConfig::default();
         if self.no_hedge {
             read.hedge = None;
         }
+        read.share_reads = !self.no_share_reads;
         read.deadline = self.deadline_ms.map(Duration::from_millis);
         if let Some(ms) = self.stall_timeout_ms {
             read.stall_timeout = Duration::from_millis(ms);

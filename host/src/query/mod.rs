@@ -12,6 +12,7 @@
 
 mod backend;
 mod cache;
+mod inflight;
 mod params;
 mod result;
 
@@ -44,6 +45,7 @@ use crate::store::{
     Deadline, PlannedRead, PlannedStore, PlannedStoreBuilder, StatsSnapshot, into_host,
 };
 use cache::PayloadCache;
+use inflight::InFlight;
 
 /// Runs queries against one [`Index`]: routing, cache, scanning, merging;
 /// reads through a [`PlannedStore`] over the index's store.
@@ -51,6 +53,9 @@ use cache::PayloadCache;
 pub struct Searcher {
     index: Arc<Index>,
     cache: PayloadCache,
+    /// The lists the queries in progress are fetching, when
+    /// [`ReadConfig::share_reads`] is on.
+    inflight: Option<InFlight>,
     store: PlannedStore,
     read: ReadConfig,
 }
@@ -99,6 +104,7 @@ impl Searcher {
             store: Self::store_builder(&index, io_slots, factory, &read).build()?,
             index,
             cache: PayloadCache::new(cache_bytes),
+            inflight: read.share_reads.then(InFlight::default),
             read,
         })
     }
@@ -175,9 +181,10 @@ impl Searcher {
         let probes = self.index.route_by(&scorer, params.nprobe);
         out.stats.probes = probes.len();
         let (mut lists, missing) = self.cached(&probes, &mut out.stats).await;
-        // One planned read for the rest, each list verified by its CRC.
+        // One planned read for the rest (less what other queries are
+        // fetching), each list verified by its CRC.
         lists.extend(
-            self.fetch_lists(missing, params, deadline, &mut out)
+            self.fetch_missing(missing, params, deadline, &mut out)
                 .await?,
         );
         // Scan every list into the top `want` (k, or k · rerank for PQ).
@@ -257,6 +264,54 @@ impl Searcher {
         }
         missing.sort_unstable_by_key(|&l| m.lists[l as usize].offset);
         (lists, missing)
+    }
+
+    /// Reads the `missing` lists (sorted by offset): with shared reads, the
+    /// ones another query has in flight are awaited and the rest fetched
+    /// for everyone ([`inflight`]); a list whose fetcher gave up (failed,
+    /// cancelled, or not done by `deadline`) is then read here.
+    async fn fetch_missing(
+        &self,
+        missing: Vec<u32>,
+        params: &SearchParams,
+        deadline: Option<Deadline>,
+        out: &mut SearchResult,
+    ) -> Result<Vec<(u32, Bytes)>> {
+        let Some(inflight) = self.inflight.as_ref().filter(|_| !missing.is_empty()) else {
+            return self.fetch_lists(missing, params, deadline, out).await;
+        };
+        let (claim, own, waiters) = inflight.split(&missing);
+        if waiters.is_empty() {
+            let got = self.fetch_lists(own, params, deadline, out).await?;
+            claim.publish(&got);
+            return Ok(got);
+        }
+        let by = deadline.map(|d| d.at);
+        let waits = futures::future::join_all(waiters.into_iter().map(|w| w.wait(by)));
+        let fetch = async {
+            // On an error the claim is dropped here, which sends its
+            // waiters to read the lists themselves.
+            let got = self.fetch_lists(own, params, deadline, out).await?;
+            claim.publish(&got);
+            Ok::<_, Error>(got)
+        };
+        let (got, joined) = tokio::join!(fetch, waits);
+        let mut lists = got?;
+        let mut again = Vec::new();
+        for (l, bytes) in joined {
+            match bytes {
+                Some(b) => {
+                    out.stats.shared += 1;
+                    lists.push((l, b));
+                }
+                None => again.push(l),
+            }
+        }
+        if !again.is_empty() {
+            // `again` keeps `missing`'s order, sorted by offset.
+            lists.extend(self.fetch_lists(again, params, deadline, out).await?);
+        }
+        Ok(lists)
     }
 
     /// Reads and verifies the `missing` lists, caching them.

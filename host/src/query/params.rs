@@ -41,10 +41,11 @@ impl Default for SearchParams {
 }
 
 /// How a [`Searcher`](super::Searcher) reads: hedging, deadline, stall
-/// timeout (load awareness is per query: [`PlanOptions::load_aware`] in
-/// [`SearchParams::plan`]). [`ReadConfig::default`]: hedging (a GET once 3×
-/// slower than the median, 5–25 % extra GETs following the straggler rate),
-/// no deadline, 10 s stall timeout.
+/// timeout, shared reads (load awareness is per query:
+/// [`PlanOptions::load_aware`] in [`SearchParams::plan`]).
+/// [`ReadConfig::default`]: hedging (a GET once 3× slower than the median,
+/// 5–25 % extra GETs following the straggler rate), no deadline, 10 s stall
+/// timeout, reads shared.
 #[derive(Debug, Clone, PartialEq)]
 pub struct ReadConfig {
     /// Hedge straggling GETs; `None` turns hedging off.
@@ -59,6 +60,11 @@ pub struct ReadConfig {
     /// (`PlannedStoreBuilder::with_fetch_budget`). Default 4 GiB or a
     /// quarter of the machine's memory, whichever is less (at least 1 MiB).
     pub fetch_budget: u64,
+    /// A list another query is already fetching is awaited instead of
+    /// fetched again (one GET and one transfer for both; nothing is kept
+    /// after the read, and a failed or cancelled fetch sends the waiters to
+    /// read the list themselves). Default on.
+    pub share_reads: bool,
 }
 
 impl Default for ReadConfig {
@@ -70,6 +76,7 @@ impl Default for ReadConfig {
             fetch_budget: crate::config::mem_total_bytes()
                 .map_or(DEFAULT_FETCH_BUDGET, |b| (b / 4).min(DEFAULT_FETCH_BUDGET))
                 .max(1 << 20),
+            share_reads: true,
         }
     }
 }

@@ -23,6 +23,9 @@ pub struct QueryStats {
     pub probes: usize,
     /// Lists served from the cache.
     pub cache_hits: usize,
+    /// Lists received from another query's read in flight (fetched once
+    /// for both; [`ReadConfig::share_reads`](super::ReadConfig::share_reads)).
+    pub shared: usize,
     /// The planned store's [`CallStats`] of every read of the query (payload
     /// and rerank, re-fetches included), summed; `io.refetches` also counts
     /// the ranges the query fetched again after a checksum mismatch or a
@@ -61,7 +64,7 @@ impl SearchResult {
     /// The JSON object of query number `i` planned by `planner` — the one
     /// form `warp query` prints and `warp serve` answers:
     /// `{"query", "neighbors": [{"id", "distance"}], "stats": {"probes",
-    /// "cache_hits", "gets", "bytes", "overfetch_bytes", "plan_us",
+    /// "cache_hits", "shared", "gets", "bytes", "overfetch_bytes", "plan_us",
     /// "planner", "hedges", "refetches", "surrogate"}}`, plus `"explain"` when
     /// planning documents were kept. `surrogate` is `{"fixed_ms",
     /// "per_mib_ms"}` of the payload plan, or `null`.
@@ -71,7 +74,7 @@ impl SearchResult {
             "query": i,
             "neighbors": self.neighbors.iter().map(|n| json!({"id": n.id, "distance": n.distance})).collect::<Vec<_>>(),
             "stats": {
-                "probes": s.probes, "cache_hits": s.cache_hits, "gets": s.io.gets,
+                "probes": s.probes, "cache_hits": s.cache_hits, "shared": s.shared, "gets": s.io.gets,
                 "bytes": s.io.bytes, "overfetch_bytes": s.io.overfetch_bytes,
                 "plan_us": s.io.plan_us, "planner": planner,
                 "hedges": s.io.hedges, "refetches": s.io.refetches,

@@ -4,7 +4,9 @@
 //! `warp_http_request_duration_seconds{route}`. Per query:
 //! `warp_queries_total{outcome}`, `warp_query_duration_seconds`,
 //! `warp_plan_duration_seconds`, `warp_cache_lookups_total`,
-//! `warp_cache_hits_total` (their ratio is the hit ratio). Admission:
+//! `warp_cache_hits_total` (their ratio is the hit ratio),
+//! `warp_shared_lists_total` (lists received from another query's read in
+//! flight). Admission:
 //! `warp_queries_in_flight`, `warp_queries_waiting`, `warp_rejected_total`.
 //! The shared planned store, sampled at each scrape: `warp_store_gets_total`,
 //! `_bytes_total`, `_overfetch_bytes_total`, `_hedges_total`,
@@ -85,6 +87,7 @@ pub struct Metrics {
     plan_seconds: Histogram,
     cache_lookups: Counter,
     cache_hits: Counter,
+    shared: Counter,
     in_flight: Gauge,
     waiting: Gauge,
     rejected: Counter,
@@ -153,6 +156,12 @@ impl Metrics {
             "warp_cache_hits",
             "Probed lists served from the payload cache",
             cache_hits.clone(),
+        );
+        let shared = Counter::default();
+        registry.register(
+            "warp_shared_lists",
+            "Probed lists received from another query's read in flight (fetched once for both)",
+            shared.clone(),
         );
         let in_flight = Gauge::default();
         registry.register(
@@ -252,6 +261,7 @@ impl Metrics {
             plan_seconds,
             cache_lookups,
             cache_hits,
+            shared,
             in_flight,
             waiting,
             rejected,
@@ -292,6 +302,7 @@ impl Metrics {
             self.plan_seconds.observe(s.io.plan_us as f64 * 1e-6);
             self.cache_lookups.inc_by(s.probes as u64);
             self.cache_hits.inc_by(s.cache_hits as u64);
+            self.shared.inc_by(s.shared as u64);
         }
     }
 
