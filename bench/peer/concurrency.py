@@ -19,7 +19,9 @@ flight, W warm-up queries (not measured), then N measured ones:
          default, greedy_tour; with --warp-k-max, under that request
          budget K_max per planned fetch, as in the paper: one fetch per
          IVF_FLAT query, two with IVF_PQ's re-rank); cold =
-         no payload cache, warm = a cache for the whole payload. GETs and
+         no payload cache, warm = a cache for the whole payload; a list
+         another query in flight is already fetching is awaited, not
+         fetched again, unless --warp-no-share-reads. GETs and
          bytes per query are warp's own counts of what it requested (its
          window on the meter also holds opening the index and the warm-up;
          the JSON records the meter's totals beside warp's, as a check).
@@ -113,9 +115,7 @@ def warp_cells(a, kind: str, nprobe: int, mode: str, run_no: int) -> dict[int, d
            "--native", "--io-slots", str(a.io_slots), "--json"]
     if kind == "pq":
         cmd += ["--rerank", str(a.rerank)]
-    k_max = warp_k_max(a.warp_k_max, nprobe)
-    if k_max is not None:
-        cmd += ["--k-max", str(k_max)]
+    cmd += warp_read_flags(a, nprobe)
     rows = json.loads(run(cmd))
     rows = rows["rows"] if isinstance(rows, dict) else rows
     mark(a.endpoint, f"{label}:end")
@@ -154,9 +154,7 @@ def serve_cell(a, kind: str, nprobe: int, mode: str, q: int, run_no: int, querie
            "--nprobe", str(nprobe), "--k", str(a.k)]
     if kind == "pq":
         cmd += ["--rerank", str(a.rerank)]
-    k_max = warp_k_max(a.warp_k_max, nprobe)
-    if k_max is not None:
-        cmd += ["--k-max", str(k_max)]
+    cmd += warp_read_flags(a, nprobe)
     # The server's log goes to a file: a pipe nobody reads would stall it once full.
     err = tempfile.TemporaryFile(mode="w+")
     server = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=err, text=True)
@@ -234,6 +232,14 @@ def serve_cell(a, kind: str, nprobe: int, mode: str, q: int, run_no: int, querie
         "gets": w["gets"] / a.queries, "bytes": w["get_bytes"] / a.queries, "hedges": 0.0, "waves": None,
         "recall": recall_of([(qi, ids) for _, qi, ids in done], gt, a.k),
     }
+
+
+def warp_read_flags(a, nprobe: int) -> list[str]:
+    """The flags of `warp bench` and `warp serve` that shape warp's reads: the
+    request budget at this nprobe (--warp-k-max) and --no-share-reads."""
+    k_max = warp_k_max(a.warp_k_max, nprobe)
+    flags = ["--k-max", str(k_max)] if k_max is not None else []
+    return flags + (["--no-share-reads"] if a.warp_no_share_reads else [])
 
 
 def warp_k_max(spec: str | None, nprobe: int) -> int | None:
@@ -332,6 +338,9 @@ def main() -> None:
     ap.add_argument("--warp-k-max", metavar="N|nprobe/D", type=k_max_arg,
                     help="warp's request budget K_max per planned fetch (warp bench --k-max; an IVF_FLAT query is one fetch): a count, or nprobe/D as in the paper's "
                          "K_max = n_probe/2 and n_probe/4 (default: none, at most one request per probed list)")
+    ap.add_argument("--warp-no-share-reads", action="store_true",
+                    help="warp fetches every list a query misses itself (warp bench/serve --no-share-reads); default: a list another "
+                         "query in flight is already fetching is awaited, one GET for both")
     ap.add_argument("--with-serve", action="store_true",
                     help="also run `warp serve` under Q HTTP client threads (system 'serve')")
     ap.add_argument("--io-slots", type=int, default=64, help="warp's I/O slots (warp bench --io-slots; 64 is its default)")
@@ -445,7 +454,8 @@ def report(a, rows: list[dict], model: dict, params: list[dict]) -> None:
     for p in params:
         print(f"\n{a.name}: nlist {p['nlist']}, pq_m {p['pq_m']}, k {p['k']}, rerank/refine {p['rerank']}, modes {p['modes']}, Q {p['concurrency']}, "
               f"{p['warmup']} warm-up + {p['queries']} measured queries per run, {p['repeat']} run(s) (medians), Lance cold index cache "
-              f"{p.get('cold_cache_mib', 0)} MiB, warp request budget {p.get('warp_k_max') or 'none'}")
+              f"{p.get('cold_cache_mib', 0)} MiB, warp request budget {p.get('warp_k_max') or 'none'}, "
+              f"reads shared between queries {'no' if p.get('warp_no_share_reads') else 'yes'}")
     print(f"model {json.dumps(model)}\n")
     print("| system | index | mode | nprobe | Q | recall@10 | QPS | p50 ms | p99 ms | GETs/q | KiB/q | waves/q |")
     print("|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
