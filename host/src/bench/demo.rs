@@ -64,6 +64,9 @@ pub struct DemoConfig {
     pub seed: u64,
     /// Payload cache sizes (each a run per policy).
     pub cache: Vec<CacheSize>,
+    /// Whether a list another query in flight is fetching is awaited
+    /// ([`ReadConfig::share_reads`](crate::query::ReadConfig::share_reads)).
+    pub share_reads: bool,
 }
 
 impl Default for DemoConfig {
@@ -80,6 +83,7 @@ impl Default for DemoConfig {
             planner: PlannerKind::Component,
             seed: 42,
             cache: vec![CacheSize::Mib(0)],
+            share_reads: true,
         }
     }
 }
@@ -247,7 +251,10 @@ pub async fn prepare(cfg: &DemoConfig, say: impl Fn(String)) -> Result<Suite> {
         });
     }
     Ok(Suite {
-        read: crate::query::ReadConfig::default(),
+        read: crate::query::ReadConfig {
+            share_reads: cfg.share_reads,
+            ..crate::query::ReadConfig::default()
+        },
         targets,
         runs: cfg.runs(),
         workload: Workload {

@@ -56,6 +56,10 @@ pub struct DemoArgs {
     /// Seed.
     #[arg(long, default_value_t = 42)]
     pub seed: u64,
+    /// Fetch every list a query misses itself, even one another query in
+    /// flight is already fetching (default: await that read).
+    #[arg(long)]
+    pub no_share_reads: bool,
     /// Directory of the SVG charts (default: warp-demo-plots in the system's temporary directory).
     #[arg(long, value_name = "DIR")]
     pub plot: Option<PathBuf>,
@@ -88,6 +92,7 @@ impl DemoArgs {
             },
             seed: self.seed,
             cache,
+            share_reads: !self.no_share_reads,
         };
         cfg.validate()?;
         Ok(cfg)
