@@ -41,11 +41,18 @@ use bytes::Bytes;
 use tokio::sync::watch;
 use tokio::time::Instant;
 
+/// A claimed list: its claimant's token and a receiver of its verified
+/// bytes (`None` until published).
+type Claimed = (u64, watch::Receiver<Option<Bytes>>);
+
+/// The lists in flight, by number.
+type Lists = HashMap<u32, Claimed>;
+
 /// The lists in flight, each with its claimant's token and a receiver of
 /// its verified bytes.
 #[derive(Debug, Default)]
 pub(super) struct InFlight {
-    lists: Mutex<HashMap<u32, (u64, watch::Receiver<Option<Bytes>>)>>,
+    lists: Mutex<Lists>,
     next_token: AtomicU64,
 }
 
@@ -103,9 +110,7 @@ impl InFlight {
         self.lock().len()
     }
 
-    fn lock(
-        &self,
-    ) -> std::sync::MutexGuard<'_, HashMap<u32, (u64, watch::Receiver<Option<Bytes>>)>> {
+    fn lock(&self) -> std::sync::MutexGuard<'_, Lists> {
         // A panic while holding the lock leaves the map consistent (every
         // operation on it is a single insert or remove), so a poisoned lock
         // is still safe to use.
