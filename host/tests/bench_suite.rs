@@ -97,7 +97,12 @@ async fn repeated_runs_report_the_median_repeat_and_the_spread() {
         // A load-aware warp row says what its estimator saw (every GET of
         // the last repeat, warm-up included); a fixed rule's row has none.
         match (&*r.policy, &r.load) {
-            ("warp", Some(l)) => assert!(l.samples >= 65, "{r:?}"),
+            // (Queries in flight together share reads, so a query may
+            // issue no GET of its own.)
+            ("warp", Some(l)) => assert!(
+                l.samples > 0 && l.samples as f64 >= (r.gets_per_query * r.queries as f64).floor(),
+                "{r:?}"
+            ),
             ("warp", None) => panic!("a warp row without its load: {r:?}"),
             (_, l) => assert!(l.is_none(), "{r:?}"),
         }
