@@ -16,7 +16,10 @@
 //! under one lock, returns the ones some other query has claimed (a
 //! [`Waiter`] each) and claims the rest for the caller ([`Claim`]). The
 //! caller plans one read of its own lists only — the joined lists' bytes are
-//! gaps to its planner — verifies them (CRC32C, one re-fetch), and
+//! gaps to its planner, except a joined stretch that lies byte-contiguous
+//! between two of its own lists, which it reads too ([`bridged`]: any plan
+//! merging that run fetches those bytes anyway) — verifies them (CRC32C,
+//! one re-fetch), and
 //! [`Claim::publish`]es them; every joined list is awaited meanwhile. A
 //! claim dropped without publishing (its read failed, the query was
 //! cancelled or ran past its deadline) releases its lists and wakes their
@@ -34,6 +37,7 @@
 
 use std::collections::HashMap;
 use std::collections::hash_map::Entry;
+use std::ops::Range;
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicU64, Ordering};
 
@@ -176,9 +180,69 @@ impl Waiter {
     }
 }
 
+/// Which of a query's missing lists it reads itself although another query
+/// has them in flight: `spans` are the missing lists' byte ranges in offset
+/// order, `joined[i]` whether list `i` is another query's. A stretch of
+/// joined lists byte-contiguous with a list of the caller's own on both sides
+/// is a gap of zero bytes' distance inside one of its runs: every plan that
+/// reads the run in one request fetches those bytes anyway, so waiting for
+/// them would only tie the query to the other query's slowest GET. Those
+/// stretches are marked `true`. `O(m)`.
+pub(super) fn bridged(spans: &[Range<u64>], joined: &[bool]) -> Vec<bool> {
+    let m = spans.len().min(joined.len());
+    let touches = |a: usize, b: usize| spans[a].end == spans[b].start;
+    let mut out = vec![false; m];
+    let mut i = 0;
+    while i < m {
+        if !joined[i] {
+            i += 1;
+            continue;
+        }
+        // The stretch i..j of contiguous joined lists.
+        let mut j = i + 1;
+        while j < m && joined[j] && touches(j - 1, j) {
+            j += 1;
+        }
+        let before = i > 0 && !joined[i - 1] && touches(i - 1, i);
+        let after = j < m && !joined[j] && touches(j - 1, j);
+        if before && after {
+            out[i..j].fill(true);
+        }
+        i = j;
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn only_joined_stretches_inside_a_contiguous_run_of_own_lists_are_bridged() {
+        // Lists of 10 bytes; 40..50 stands apart.
+        let spans = [0..10, 10..20, 20..30, 30..40, 50..60, 60..70, 70..80];
+        let b = |joined: [bool; 7]| bridged(&spans, &joined);
+        // own, J, own: bridged.
+        assert!(b([false, true, false, false, false, false, false])[1]);
+        // own, J, J, own: the stretch is bridged.
+        assert_eq!(
+            b([false, true, true, false, false, false, false]),
+            [false, true, true, false, false, false, false]
+        );
+        // J at a run's start or end, or before a byte gap: awaited.
+        assert_eq!(
+            b([true, false, false, true, false, false, true]),
+            [false; 7]
+        );
+        // own 30..40, J 50..60, own 60..70: a gap before it, awaited.
+        assert_eq!(
+            b([false, false, false, false, true, false, false]),
+            [false; 7]
+        );
+        // All joined, none own: awaited.
+        assert_eq!(b([true; 7]), [false; 7]);
+        assert!(bridged(&[], &[]).is_empty());
+    }
 
     #[tokio::test]
     async fn a_second_query_waits_for_the_first_ones_bytes() {

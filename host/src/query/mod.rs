@@ -16,6 +16,7 @@ mod inflight;
 mod params;
 mod result;
 
+use std::collections::HashSet;
 use std::ops::Range;
 use std::sync::Arc;
 
@@ -281,6 +282,7 @@ impl Searcher {
             return self.fetch_lists(missing, params, deadline, out).await;
         };
         let (claim, own, waiters) = inflight.split(&missing);
+        let (own, waiters) = self.bridge(&missing, own, waiters);
         if waiters.is_empty() {
             let got = self.fetch_lists(own, params, deadline, out).await?;
             claim.publish(&got);
@@ -312,6 +314,50 @@ impl Searcher {
             lists.extend(self.fetch_lists(again, params, deadline, out).await?);
         }
         Ok(lists)
+    }
+
+    /// Moves the waiters that [`inflight::bridged`] marks (joined lists
+    /// byte-contiguous between two of the query's own) into the lists it
+    /// reads itself; `missing` and the returned lists in offset order.
+    /// `O(m)` for `m` missing lists.
+    fn bridge(
+        &self,
+        missing: &[u32],
+        own: Vec<u32>,
+        waiters: Vec<inflight::Waiter>,
+    ) -> (Vec<u32>, Vec<inflight::Waiter>) {
+        if waiters.is_empty() || own.is_empty() {
+            return (own, waiters);
+        }
+        let m = &self.index.manifest;
+        let awaited: HashSet<u32> = waiters.iter().map(|w| w.list).collect();
+        let spans: Vec<Range<u64>> = missing
+            .iter()
+            .map(|&l| {
+                let e = &m.lists[l as usize];
+                e.offset..e.offset + e.len
+            })
+            .collect();
+        let joined: Vec<bool> = missing.iter().map(|l| awaited.contains(l)).collect();
+        let bridged = inflight::bridged(&spans, &joined);
+        let take: HashSet<u32> = missing
+            .iter()
+            .zip(&bridged)
+            .filter_map(|(&l, &b)| b.then_some(l))
+            .collect();
+        if take.is_empty() {
+            return (own, waiters);
+        }
+        let own = missing
+            .iter()
+            .copied()
+            .filter(|l| !awaited.contains(l) || take.contains(l))
+            .collect();
+        let waiters = waiters
+            .into_iter()
+            .filter(|w| !take.contains(&w.list))
+            .collect();
+        (own, waiters)
     }
 
     /// Reads and verifies the `missing` lists, caching them.
