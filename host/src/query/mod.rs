@@ -283,11 +283,6 @@ impl Searcher {
         };
         let (claim, own, waiters) = inflight.split(&missing);
         let (own, waiters) = self.bridge(&missing, own, waiters);
-        if waiters.is_empty() {
-            let got = self.fetch_lists(own, params, deadline, out).await?;
-            claim.publish(&got);
-            return Ok(got);
-        }
         let by = deadline.map(|d| d.at);
         let waits = futures::future::join_all(waiters.into_iter().map(|w| w.wait(by)));
         let fetch = async {
@@ -329,17 +324,9 @@ impl Searcher {
         if waiters.is_empty() || own.is_empty() {
             return (own, waiters);
         }
-        let m = &self.index.manifest;
         let awaited: HashSet<u32> = waiters.iter().map(|w| w.list).collect();
-        let spans: Vec<Range<u64>> = missing
-            .iter()
-            .map(|&l| {
-                let e = &m.lists[l as usize];
-                e.offset..e.offset + e.len
-            })
-            .collect();
         let joined: Vec<bool> = missing.iter().map(|l| awaited.contains(l)).collect();
-        let bridged = inflight::bridged(&spans, &joined);
+        let bridged = inflight::bridged(&self.spans(missing), &joined);
         let take: HashSet<u32> = missing
             .iter()
             .zip(&bridged)
@@ -348,16 +335,29 @@ impl Searcher {
         if take.is_empty() {
             return (own, waiters);
         }
+        // Own lists and bridged ones, in `missing`'s (offset) order.
         let own = missing
             .iter()
-            .copied()
-            .filter(|l| !awaited.contains(l) || take.contains(l))
+            .zip(joined.iter().zip(&bridged))
+            .filter_map(|(&l, (&j, &b))| (!j || b).then_some(l))
             .collect();
         let waiters = waiters
             .into_iter()
             .filter(|w| !take.contains(&w.list))
             .collect();
         (own, waiters)
+    }
+
+    /// The payload byte range of each of `lists`, in their order. `O(m)`.
+    fn spans(&self, lists: &[u32]) -> Vec<Range<u64>> {
+        let m = &self.index.manifest;
+        lists
+            .iter()
+            .map(|&l| {
+                let e = &m.lists[l as usize];
+                e.offset..e.offset + e.len
+            })
+            .collect()
     }
 
     /// Reads and verifies the `missing` lists, caching them.
@@ -372,13 +372,7 @@ impl Searcher {
             return Ok(Vec::new());
         }
         let m = &self.index.manifest;
-        let ranges: Vec<Range<u64>> = missing
-            .iter()
-            .map(|&l| {
-                let e = &m.lists[l as usize];
-                e.offset..e.offset + e.len
-            })
-            .collect();
+        let ranges = self.spans(&missing);
         let verify = |i: usize, part: &Bytes| {
             let l = missing[i];
             let expected = m.lists[l as usize].crc32c;
