@@ -118,6 +118,7 @@ pub mod cpu;
 mod error;
 mod get;
 pub mod hedge;
+mod link_rate;
 pub mod load;
 mod ranges;
 mod robust;
