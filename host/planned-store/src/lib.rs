@@ -118,7 +118,6 @@ pub mod cpu;
 mod error;
 mod get;
 pub mod hedge;
-mod link_rate;
 pub mod load;
 mod ranges;
 mod robust;

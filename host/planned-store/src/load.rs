@@ -68,20 +68,9 @@
 //! π = min( π, median_i (s − base)⁺ · L_i / t₀(L_i) ).
 //! ```
 //!
-//! The link counts as busy only when both say so. The rate `r` the link
-//! carried while bodies streamed is read from the last [`WINDOW`] GETs'
-//! bodies ([`link_rate`](crate::link_rate)): each body's bytes spread over
-//! its own headers-to-last-byte interval, the sum of the bodies in flight
-//! at each moment, and the upper quartile ([`LINK_RATE_QUANTILE`]) of that
-//! over the time some body streamed. The time between waves, when every GET
-//! waits for its first byte and the link idles, is left out: a link that is
-//! full only while bodies stream is read at its capacity, not at its mean
-//! use. (The rate over the completions' span, MiB over the time between the
-//! first and the last completion of the last [`PRESSURE_WINDOW`], counted
-//! that idle time: on the simulated 1 GiB/s link at `Q` = 128 it read
-//! 566–862 MiB/s, and the plans it priced fetched less than the slots could
-//! afford. It is still `r` for a store that hands bodies over with their
-//! headers, where no body has a duration.) While `π >` [`SATURATED`] in [`BUSY_STREAK`]
+//! The link counts as busy only when both say so. The delivered rate `r` at
+//! which the same GETs delivered bytes (MiB over the time between the first
+//! and the last completion). While `π >` [`SATURATED`] in [`BUSY_STREAK`]
 //! refreshes in a row the link was busy and delivered its capacity, so `r`
 //! is kept (one busy window among quiet ones is what a busy CPU's noise
 //! draws now and then; a full link stays full), and `C` is the median of the last
@@ -115,8 +104,8 @@
 //! stood), and forgetting `C` another; `warp` prints them with
 //! `WARP_LOG=debug`. Every observed GET is a `trace` event of the same
 //! target (size, first byte, latency, requests in flight, completion time
-//! in ms since the first such event): `WARP_LOG=trace` gives the trace the
-//! link-rate figures above were replayed from.
+//! in ms since the first such event), so `WARP_LOG=trace` records the GET
+//! trace an estimator can be replayed on offline.
 //!
 //! # Bounds and determinism
 //! `O(WINDOW + PRESSURE_WINDOW²)` memory; each refresh, every [`REFRESH`]
@@ -140,7 +129,6 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use tokio::time::Instant;
 
 use crate::cpu::{Clocks, CpuMeter, CpuPrice, CpuSnapshot, SLICE_GETS, thread_sched_delta};
-use crate::link_rate::{LinkRateScratch, link_rate_mib_s};
 use crate::robust::{quantile, sen_slope};
 
 /// GETs remembered (for the in-flight mean).
@@ -160,10 +148,6 @@ pub const PRICES: [f64; 8] = [2.0, 4.0, 8.0, 16.0, 32.0, 64.0, 256.0, 1024.0];
 /// The measured first byte `f̂` adds candidates planned at it only when it
 /// is this fraction above the prior's (below, the plans would not differ).
 pub const MEASURED_FIXED_MARGIN: f64 = 0.05;
-/// The quantile of the link's rate while bodies streamed
-/// ([`link_rate`](crate::link_rate)) that a busy window reads as the link's
-/// capacity: the upper quartile.
-pub const LINK_RATE_QUANTILE: f64 = 0.75;
 /// Busy-window rates `C` is the median of.
 pub const BUSY_RATES: usize = 15;
 /// `C` is forgotten when the last [`WINDOW`] GETs delivered more than
@@ -221,9 +205,7 @@ pub struct LoadSnapshot {
     pub request_mib_s: f64,
     /// The last measured pressure `π` (0 before the first refresh).
     pub pressure: f64,
-    /// The last measured link rate `r`, MiB/s: while bodies streamed
-    /// (their upper quartile), or over the completions for a store that
-    /// hands bodies over with their headers.
+    /// The last measured delivered rate `r`, MiB/s.
     pub delivered_mib_s: f64,
     /// The link capacity `C`, MiB/s; `None` until the link was seen full,
     /// and again after the link carried more than `(1 + `[`OUTGROWN`]`) · C`.
@@ -289,8 +271,6 @@ struct State {
     /// The refresh's per-GET ratios and the busy rates' median, kept
     /// between refreshes for the same reason.
     scratch: Vec<f64>,
-    /// The link rate's events and steps, kept for the same reason.
-    link_scratch: LinkRateScratch,
     /// The client's CPU, sliced by completed GETs.
     cpu: CpuMeter,
 }
@@ -463,7 +443,6 @@ fn refresh(st: &mut State, prior: (f64, f64)) {
         scratch,
         points,
         slopes,
-        link_scratch,
         ..
     } = &mut *st;
     // The last PRESSURE_WINDOW GETs, oldest first, read in place: no copy
@@ -503,34 +482,12 @@ fn refresh(st: &mut State, prior: (f64, f64)) {
     }
     let delivered = delivered_mib_s(window, from);
     let carried = carried_mib_s(window);
-    // The link's rate while bodies streamed (upper quartile), over the
-    // whole window: the idle time between waves left out. From a store
-    // that hands bodies over with their headers, the mean rate over the
-    // completions instead.
-    let streaming = if streamed {
-        let last = window.back().map(|s| s.done);
-        link_rate_mib_s(
-            window.iter().map(|s| {
-                let end = last.map_or(0.0, |l| {
-                    -(l.saturating_duration_since(s.done).as_secs_f64() * 1000.0)
-                });
-                (end - s.body_ms, end, s.mib)
-            }),
-            LINK_RATE_QUANTILE,
-            MIN_BODY_MS,
-            MIN_SPAN_MS,
-            link_scratch,
-        )
-    } else {
-        None
-    };
     tracing::debug!(
         target: "warp::load",
         latency_pressure,
         slope_ms_per_mib = ?slope,
         pressure,
         delivered_mib_s = ?delivered,
-        streaming_mib_s = ?streaming,
         carried_mib_s = ?carried,
         busy_streak = st.busy_streak,
         capacity_mib_s = ?st.capacity_mib_s,
@@ -546,7 +503,7 @@ fn refresh(st: &mut State, prior: (f64, f64)) {
     }
     st.slot_first_byte_ms = Some(slot_first_byte_ms);
     st.pressure = pressure;
-    let Some(r) = streaming.or(delivered) else {
+    let Some(r) = delivered else {
         return;
     };
     st.delivered_mib_s = r;
@@ -747,36 +704,6 @@ mod tests {
         feed(&est, &mut t, 2000, 1 << 20, 60.0, 0.5);
         let c = est.capacity_mib_s().unwrap();
         assert!((c - 2000.0).abs() < 5.0, "{c}");
-    }
-
-    #[test]
-    fn a_link_full_only_while_bodies_stream_is_read_at_its_capacity() {
-        // Every 60 ms a wave of 16 GETs of 1 MiB: first byte at the prior's
-        // 25 ms, then the 16 bodies share a 1 024 MiB/s link (15.6 ms each,
-        // three times their own pace), then the link idles until the next
-        // wave's bodies. Over the completions' span the link delivered
-        // 16 MiB / 60 ms = 267 MiB/s; while bodies streamed it carried 1 024.
-        let est = LoadEstimator::new();
-        est.note_prior(PRIOR);
-        let body_ms = 16.0 / 1024.0 * 1000.0;
-        let t0 = Instant::now();
-        for wave in 0..40u32 {
-            let done =
-                t0 + Duration::from_secs_f64((60.0 * f64::from(wave) + 25.0 + body_ms) / 1000.0);
-            for _ in 0..16 {
-                est.observe(GetSample {
-                    len: 1 << 20,
-                    first_byte_ms: 25.0,
-                    latency_ms: 25.0 + body_ms,
-                    in_flight: 16,
-                    done,
-                });
-            }
-        }
-        let s = est.snapshot();
-        let c = s.capacity_mib_s.expect("the link was seen full");
-        assert!((c - 1024.0).abs() < 1.0, "{s:?}");
-        assert!((s.delivered_mib_s - 1024.0).abs() < 1.0, "{s:?}");
     }
 
     #[test]
