@@ -281,6 +281,11 @@ impl<S: ObjectStore + ?Sized> PlannedStore<S> {
     ///   for each further per-MiB price `m · base` of [`PRICES`] (fewer
     ///   bytes where the link or the client's CPU binds).
     ///
+    /// Every candidate is a `trace` event of target `warp::plan` (`Q`, `C`,
+    /// `e`, its first byte, price multiplier and `P`, its GETs, bytes, `B`,
+    /// `W` and closed-loop cost; `WARP_LOG=trace`), in the order evaluated:
+    /// the kept one is the first of least cost.
+    ///
     /// Returns the plan, its summary under the surrogate it was made with,
     /// the backend, and that surrogate.
     ///
@@ -339,6 +344,21 @@ impl<S: ObjectStore + ?Sized> PlannedStore<S> {
                 planner_core::summarize(&requests, required, req.surrogate, Parallelism::Unbounded);
             let cost =
                 closed_loop.cost_ms(unloaded.b_ms, unloaded.bytes, unloaded.w_ms, requests.len());
+            tracing::trace!(
+                target: "warp::plan",
+                calls,
+                capacity_mib_s = closed_loop.capacity_mib_s,
+                first_byte_excess_ms = closed_loop.first_byte_excess_ms,
+                fixed_ms,
+                price = m,
+                parallelism = parallelism.unwrap_or(f64::INFINITY),
+                gets = requests.len(),
+                bytes = unloaded.bytes,
+                b_ms = unloaded.b_ms,
+                w_ms = unloaded.w_ms,
+                cost,
+                "candidate"
+            );
             Ok::<_, PlannedError>((cost, (requests, summary, backend, surrogate)))
         };
         let candidate = |m: f64, parallelism: Option<f64>| candidate_at(fixed_ms, m, parallelism);
