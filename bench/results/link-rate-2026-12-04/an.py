@@ -1,10 +1,15 @@
+import re, datetime
+def stamp_ms(line):
+    # the subscriber's timestamp: when the GET completed
+    ts = line.split()[0].rstrip('Z')
+    return datetime.datetime.fromisoformat(ts).timestamp() * 1000.0
 import re,sys,statistics as st
 def load(f):
     g=[]
     for l in open(f):
         if 'GET observed' not in l: continue
         d=dict(re.findall(r'(\w+)=([\d.e+-]+)',l.split('GET observed')[1]))
-        L=int(d['len'])/1048576; fb=float(d['first_byte_ms']); lat=float(d['latency_ms']); done=float(d['done_ms'])
+        L=int(d['len'])/1048576; fb=float(d['first_byte_ms']); lat=float(d['latency_ms']); done=stamp_ms(l)
         g.append((L,fb,lat,done))
     return g[5:]
 def analyze(f):

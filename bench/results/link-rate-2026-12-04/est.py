@@ -1,10 +1,15 @@
+import re, datetime
+def stamp_ms(line):
+    # the subscriber's timestamp: when the GET completed
+    ts = line.split()[0].rstrip('Z')
+    return datetime.datetime.fromisoformat(ts).timestamp() * 1000.0
 import re,sys,statistics as st, glob, os
 def parse(f):
     ev=[]
     for l in open(f):
         if 'GET observed' in l:
             d=dict(re.findall(r'(\w+)=([\d.e+-]+)',l.split('GET observed')[1]))
-            ev.append(('g',int(d['len'])/1048576,float(d['first_byte_ms']),float(d['latency_ms']),float(d['done_ms'])))
+            ev.append(('g',int(d['len'])/1048576,float(d['first_byte_ms']),float(d['latency_ms']),stamp_ms(l)))
         elif 'load refresh' in l:
             m=dict(re.findall(r'(\w+)=(Some\([\d.e+-]+\)|None|[\d.e+-]+)',l))
             def v(k):

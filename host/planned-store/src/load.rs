@@ -103,9 +103,10 @@
 //! two pressures, the slope, `r`, `r_W`, the busy streak and `C` as it
 //! stood), and forgetting `C` another; `warp` prints them with
 //! `WARP_LOG=debug`. Every observed GET is a `trace` event of the same
-//! target (size, first byte, latency, requests in flight, completion time
-//! in ms since the first such event), so `WARP_LOG=trace` records the GET
-//! trace an estimator can be replayed on offline.
+//! target (size, first byte, latency, requests in flight), emitted as the
+//! GET completes, so the subscriber's timestamp is its completion time:
+//! `WARP_LOG=trace` records the GET trace an estimator can be replayed on
+//! offline.
 //!
 //! # Bounds and determinism
 //! `O(WINDOW + PRESSURE_WINDOW²)` memory; each refresh, every [`REFRESH`]
@@ -356,7 +357,6 @@ impl LoadEstimator {
             first_byte_ms = s.first_byte_ms,
             latency_ms = s.latency_ms,
             in_flight = s.in_flight,
-            done_ms = s.done.saturating_duration_since(epoch()).as_secs_f64() * 1000.0,
             "GET observed"
         );
         // Outside the lock: file reads and a syscall.
@@ -428,13 +428,6 @@ impl LoadEstimator {
     pub fn capacity_mib_s(&self) -> Option<f64> {
         self.lock().capacity_mib_s
     }
-}
-
-/// The instant `GET observed` events count their `done_ms` from: the
-/// first time one was asked for.
-fn epoch() -> Instant {
-    static EPOCH: std::sync::OnceLock<Instant> = std::sync::OnceLock::new();
-    *EPOCH.get_or_init(Instant::now)
 }
 
 fn refresh(st: &mut State, prior: (f64, f64)) {
