@@ -14,6 +14,7 @@ use crate::budget::FetchBudget;
 use crate::error::PlannedError;
 use crate::hedge::{HedgePolicy, Hedger};
 use crate::load::LoadEstimator;
+use crate::marginal::PlanMix;
 use crate::stats::Stats;
 
 /// A [`PlannedError::Config`] for `field` = `value`.
@@ -318,6 +319,7 @@ impl<S: ObjectStore + ?Sized> PlannedStoreBuilder<S> {
             stall_timeout: self.stall_timeout,
             fetch: FetchBudget::new(self.fetch_budget),
             load: LoadEstimator::new(),
+            mix: PlanMix::default(),
             stats: Stats::new(),
         }
     }

@@ -119,6 +119,7 @@ mod error;
 mod get;
 pub mod hedge;
 pub mod load;
+pub mod marginal;
 mod ranges;
 mod robust;
 pub mod simulated;

@@ -34,10 +34,15 @@
 //! and `Q` tell from the first call), and, once `C` or `κ` is known, at
 //! `P = 1` for each further per-MiB price `m · base` with `m ∈` [`PRICES`]
 //! (the resources the plan takes, with no critical-path term to keep
-//! adjacent intervals apart at a high price), and keeps the plan of least
-//! `R` ([`ClosedLoop::cost_ms`]), ties to the earlier: with room on the
-//! link and the slots that is the planner's own plan, on a saturated link
-//! the fewest bytes that keep the slots from binding instead.
+//! adjacent intervals apart at a high price). It keeps the plan of least
+//! cost, ties to the earlier, where the cost is `R` taken not for a loop of
+//! copies of the call ([`ClosedLoop::cost_ms`], the bound above) but for the
+//! loop the *mix* of plans makes: the `p`-norm smooth maximum of the four
+//! terms at the mean of the plans kept, linearised
+//! ([`marginal`](crate::marginal); [`ClosedLoop::demands`] gives a plan's
+//! terms). With room on the link and the slots that is the planner's own
+//! plan; where the mix fills one of them, the plan that moves load to the
+//! other.
 //!
 //! # Estimating `C` online
 //! A link that binds shows as GETs taking longer than `t₀` once their I/O
@@ -130,6 +135,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use tokio::time::Instant;
 
 use crate::cpu::{Clocks, CpuMeter, CpuPrice, CpuSnapshot, SLICE_GETS, thread_sched_delta};
+use crate::marginal::{Demands, PlanFigures};
 use crate::robust::{quantile, sen_slope};
 
 /// GETs remembered (for the in-flight mean).
@@ -620,6 +626,24 @@ impl ClosedLoop {
             .cpu
             .map_or(0.0, |p| self.calls * p.call_ms(gets as f64, mib) / p.cores);
         b_ms.max(link).max(io).max(cpu)
+    }
+
+    /// What a call of plan `p` asks of this loop's stations
+    /// ([`marginal`](crate::marginal)): delay `Z = B + e`, slots `(H + |π| · e) / S`,
+    /// link `1000 · MiB / C` (0 while `C` is unknown), CPU `c(plan) / κ` (0
+    /// while its price is). `O(1)`.
+    pub fn demands(&self, p: &PlanFigures) -> Demands {
+        let e = self.first_byte_excess_ms.max(0.0);
+        let link = if self.capacity_mib_s.is_finite() && self.capacity_mib_s > 0.0 {
+            1000.0 * p.mib / self.capacity_mib_s
+        } else {
+            0.0
+        };
+        let cpu = self.cpu.map_or(0.0, |c| c.call_ms(p.gets, p.mib) / c.cores);
+        Demands {
+            delay_ms: p.b_ms + e,
+            station_ms: [(p.hold_ms + p.gets * e) / self.slots.max(1.0), link, cpu],
+        }
     }
 }
 

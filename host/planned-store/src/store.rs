@@ -26,6 +26,7 @@ use crate::error::PlannedError;
 use crate::get::{CallCounters, Getter, Got};
 use crate::hedge::Hedger;
 use crate::load::{ClosedLoop, LoadEstimator, LoadSnapshot, MEASURED_FIXED_MARGIN, PRICES};
+use crate::marginal::{MarginalCost, PlanFigures, PlanMix, SMOOTHNESS};
 use crate::ranges::{answer, normalize};
 use crate::stats::{CallStats, Stats, StatsSnapshot};
 
@@ -85,6 +86,8 @@ pub struct PlannedStore<S: ObjectStore + ?Sized = dyn ObjectStore> {
     /// The bytes the calls in progress may hold at once.
     pub(super) fetch: FetchBudget,
     pub(super) load: LoadEstimator,
+    /// The mean of the plans kept, where the closed loop is analysed.
+    pub(super) mix: PlanMix,
     pub(super) stats: Stats,
 }
 
@@ -146,7 +149,8 @@ impl<S: ObjectStore + ?Sized> PlannedStore<S> {
     ///    load-aware (`warp`), also at wider parallelism, at `P = 1` and,
     ///    once the link's capacity or the client CPU's price is known, at
     ///    every per-MiB price of [`PRICES`](crate::load::PRICES), keeping the plan
-    ///    of least closed-loop cost ([`ClosedLoop::cost_ms`]);
+    ///    of least marginal cost in the loop the calls' mix of plans makes
+    ///    ([`marginal`](crate::marginal));
     /// 3. issue the planned GETs concurrently, each under an I/O slot, with
     ///    the stall timeout, one retry, and hedging ([`hedge`](crate::hedge));
     /// 4. slice each requested range back out, in request order.
@@ -260,14 +264,18 @@ impl<S: ObjectStore + ?Sized> PlannedStore<S> {
 impl<S: ObjectStore + ?Sized> PlannedStore<S> {
     /// Plans `req`: once with its surrogate, or, load-aware with the `warp`
     /// method, once as asked and at the candidates of the closed loop,
-    /// keeping the plan of least [`ClosedLoop::cost_ms`] for `calls` concurrent
-    /// calls (ties to the earlier candidate):
+    /// keeping the plan of least [`MarginalCost::cost_ms`] for `calls`
+    /// concurrent calls (ties to the earlier candidate): its first-order
+    /// effect on the loop's cycle time, priced at the mean of the plans the
+    /// calls have been keeping ([`PlanMix`], module
+    /// [`marginal`](crate::marginal)), which this call's kept plan then
+    /// joins:
     ///
     /// - at `2P` and `4P` (at most the I/O slots): `P = slots / Q` is each
     ///   call's share of the slots when all of them are busy, and `T_P`'s
     ///   `W/P` term charges parallel requests for slot time the calls may not
-    ///   need; the closed-loop cost charges them only when `Q · H / S`
-    ///   binds (the link term is 0 while its capacity is unknown, the CPU
+    ///   need; the closed-loop cost charges them only as far as the mix
+    ///   uses the slots (the link term is 0 while its capacity is unknown, the CPU
     ///   term while the CPU was not seen busy);
     /// - at `P = 1` (the least slot time `W`), unless that is what was
     ///   asked: the slots' term `Q · H / S` is known from the first call
@@ -283,15 +291,17 @@ impl<S: ObjectStore + ?Sized> PlannedStore<S> {
     ///
     /// Every candidate is a `trace` event of target `warp::plan` (`Q`, `C`,
     /// `e`, its first byte, price multiplier and `P`, its GETs, bytes, `B`,
-    /// `W` and closed-loop cost; `WARP_LOG=trace`), in the order evaluated:
-    /// the kept one is the first of least cost.
+    /// `W`, the fluid bound [`ClosedLoop::cost_ms`] of a loop of copies of
+    /// it, the mix's smoothed cycle time and the marginal cost;
+    /// `WARP_LOG=trace`), in the order evaluated: the kept one is the first
+    /// of least cost.
     ///
     /// Returns the plan, its summary under the surrogate it was made with,
     /// the backend, and that surrogate.
     ///
     /// # Complexity
     /// One plan, or at most `6 + |PRICES|` plans and as many `O(K)`
-    /// evaluations.
+    /// evaluations; `O(1)` to price each.
     fn plan(
         &self,
         req: &PlanRequest<'_>,
@@ -324,6 +334,7 @@ impl<S: ObjectStore + ?Sized> PlannedStore<S> {
         let measured_fixed =
             first_byte_ms.filter(|&f| f > fixed_ms * (1.0 + MEASURED_FIXED_MARGIN));
         let required: u64 = req.intervals.iter().map(|i| i.len).sum();
+        let marginal = std::cell::OnceCell::new();
         // One candidate: the plan at first byte `fixed`, per-MiB price
         // `m · base` and parallelism `p`, with its closed-loop cost under
         // the prior and the measured first byte.
@@ -342,8 +353,22 @@ impl<S: ObjectStore + ?Sized> PlannedStore<S> {
                 .map_err(PlannedError::Plan)?;
             let unloaded =
                 planner_core::summarize(&requests, required, req.surrogate, Parallelism::Unbounded);
-            let cost =
-                closed_loop.cost_ms(unloaded.b_ms, unloaded.bytes, unloaded.w_ms, requests.len());
+            let figures = PlanFigures {
+                b_ms: unloaded.b_ms,
+                hold_ms: unloaded.w_ms,
+                gets: requests.len() as f64,
+                mib: unloaded.bytes as f64 / 1_048_576.0,
+            };
+            // Priced at the mix of plans the calls are making (module
+            // `marginal`); the mean is this plan itself until one was kept.
+            let marginal = marginal.get_or_init(|| {
+                MarginalCost::at_mix(
+                    calls as f64,
+                    closed_loop.demands(&self.mix.mean().unwrap_or(figures)),
+                    SMOOTHNESS,
+                )
+            });
+            let cost = marginal.cost_ms(&closed_loop.demands(&figures));
             tracing::trace!(
                 target: "warp::plan",
                 calls,
@@ -356,10 +381,13 @@ impl<S: ObjectStore + ?Sized> PlannedStore<S> {
                 bytes = unloaded.bytes,
                 b_ms = unloaded.b_ms,
                 w_ms = unloaded.w_ms,
+                bound_ms =
+                    closed_loop.cost_ms(unloaded.b_ms, unloaded.bytes, unloaded.w_ms, requests.len()),
+                cycle_ms = marginal.cycle_ms,
                 cost,
                 "candidate"
             );
-            Ok::<_, PlannedError>((cost, (requests, summary, backend, surrogate)))
+            Ok::<_, PlannedError>((cost, (figures, (requests, summary, backend, surrogate))))
         };
         let candidate = |m: f64, parallelism: Option<f64>| candidate_at(fixed_ms, m, parallelism);
         // The planner's own plan, then the resource-priced ones: `P = 1`
@@ -389,13 +417,14 @@ impl<S: ObjectStore + ?Sized> PlannedStore<S> {
                 best = cheaper(best, candidate_at(f, 1.0, p)?);
             }
         }
-        if prices.capacity_mib_s.is_none() && prices.cpu.is_none() {
-            return Ok(best.1);
+        if prices.capacity_mib_s.is_some() || prices.cpu.is_some() {
+            for m in PRICES {
+                best = cheaper(best, candidate(m, Some(1.0))?);
+            }
         }
-        for m in PRICES {
-            best = cheaper(best, candidate(m, Some(1.0))?);
-        }
-        Ok(best.1)
+        let (figures, kept) = best.1;
+        self.mix.note(figures);
+        Ok(kept)
     }
 }
 
