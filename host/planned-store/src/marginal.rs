@@ -149,8 +149,15 @@ impl PlanMix {
         *self.mean.lock().unwrap_or_else(|e| e.into_inner())
     }
 
-    /// Adds a kept plan. `O(1)`.
+    /// Adds a kept plan; one with a figure that is not finite is left out
+    /// (it would hold the mean at NaN for good). `O(1)`.
     pub fn note(&self, p: PlanFigures) {
+        if ![p.b_ms, p.hold_ms, p.gets, p.mib]
+            .iter()
+            .all(|x| x.is_finite())
+        {
+            return;
+        }
         let mut m = self.mean.lock().unwrap_or_else(|e| e.into_inner());
         *m = Some(match *m {
             None => p,
@@ -316,5 +323,10 @@ mod tests {
             mix.note(PlanFigures { gets: 2.0, ..a });
         }
         assert!((mix.mean().unwrap().gets - 2.0).abs() < 1e-6);
+        mix.note(PlanFigures {
+            b_ms: f64::NAN,
+            ..a
+        });
+        assert!(mix.mean().unwrap().b_ms.is_finite());
     }
 }
