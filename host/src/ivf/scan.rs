@@ -172,9 +172,17 @@ pub fn check_record(record: &[u8], dim: usize) -> Result<(), (u32, u32)> {
     }
 }
 
-/// The key of a (checked) rerank record of `dim` floats under `scorer`.
-pub fn record_key(scorer: &Scorer, record: &[u8], dim: usize) -> Key {
-    scorer.key(&f32s(&record[..dim * 4]))
+/// The key of a (checked) rerank record of `dim` floats under `scorer`,
+/// decoded into `buf` (reused across a query's records: no allocation once
+/// it holds `dim`). `O(dim)`.
+pub fn record_key(scorer: &Scorer, record: &[u8], dim: usize, buf: &mut Vec<f32>) -> Key {
+    buf.clear();
+    buf.extend(
+        record[..dim * 4]
+            .chunks_exact(4)
+            .map(|b| f32::from_le_bytes([b[0], b[1], b[2], b[3]])),
+    );
+    scorer.key(buf)
 }
 
 #[cfg(test)]
@@ -224,7 +232,11 @@ mod tests {
         rec.extend_from_slice(&crc.to_le_bytes());
         assert!(check_record(&rec, 2).is_ok());
         let s = Scorer::new(super::super::score::Metric::L2, &[1.0, 0.0], &[10.0; 2]).unwrap();
-        assert_eq!(s.distance(record_key(&s, &rec, 2)), 4.0);
+        let mut buf = vec![9.0; 7];
+        assert_eq!(s.distance(record_key(&s, &rec, 2, &mut buf)), 4.0);
+        // The buffer is reused, whatever it held: the same key again.
+        assert_eq!(s.distance(record_key(&s, &rec, 2, &mut buf)), 4.0);
+        assert_eq!(buf, v);
         rec[0] ^= 1;
         assert!(check_record(&rec, 2).is_err());
     }

@@ -450,10 +450,11 @@ impl Searcher {
         let parts = self
             .read_verified(&stage, &ranges, &verify, params, deadline, out)
             .await?;
+        let mut buf = Vec::with_capacity(dim);
         let mut rescored: Vec<Candidate> = rows
             .iter()
             .zip(&parts)
-            .map(|(&(row, id), part)| (record_key(scorer, part, dim), id, row))
+            .map(|(&(row, id), part)| (record_key(scorer, part, dim, &mut buf), id, row))
             .collect();
         rescored.sort_unstable();
         Ok(rescored)
