@@ -615,17 +615,18 @@ impl ClosedLoop {
     /// `b_ms = B` and slot time `hold_ms = H` (both under the prior) costs:
     /// `max(B + e, Q · 1000 · bytes/2²⁰ / C, Q · (H + gets · e) / S,
     /// Q · c(plan) / κ)` ms, with `e` the measured first byte's excess over
-    /// the prior's (each GET holds its slot that much longer). `O(1)`.
+    /// the prior's (each GET holds its slot that much longer): the largest
+    /// of `Z` and `Q · D_i` for the plan's [`demands`](Self::demands). `O(1)`.
     pub fn cost_ms(&self, b_ms: f64, bytes: u64, hold_ms: f64, gets: usize) -> f64 {
-        let mib = bytes as f64 / 1_048_576.0;
-        let e = self.first_byte_excess_ms.max(0.0);
-        let b_ms = b_ms + e;
-        let link = self.calls * 1000.0 * mib / self.capacity_mib_s;
-        let io = self.calls * (hold_ms + gets as f64 * e) / self.slots.max(1.0);
-        let cpu = self
-            .cpu
-            .map_or(0.0, |p| self.calls * p.call_ms(gets as f64, mib) / p.cores);
-        b_ms.max(link).max(io).max(cpu)
+        let d = self.demands(&PlanFigures {
+            b_ms,
+            hold_ms,
+            gets: gets as f64,
+            mib: bytes as f64 / 1_048_576.0,
+        });
+        d.station_ms
+            .iter()
+            .fold(d.delay_ms, |r, &x| r.max(self.calls * x))
     }
 
     /// What a call of plan `p` asks of this loop's stations
