@@ -6,47 +6,99 @@
 # simulator (`--simulate s3 --preload`). Prints the markdown table and a summary line
 # (scripts/bench-table --grid OUT_DIR redraws it from the rows kept in OUT_DIR).
 #
-# usage: bench/load-grid.sh OUT_DIR REAL_PZ REAL_ID SYN_PZ SYN_ID [--hogs N]
+# usage: bench/load-grid.sh OUT_DIR REAL_PZ REAL_ID SYN_PZ SYN_ID [--hogs N] [--s3]
 #   REAL_*: indexes built from bench/realdata/make_embeddings.py's set with --nlist 256;
 #   SYN_*:  warp build --synthetic 100000 --nlist 1024 (commands in BENCHMARKS.md).
 #   --hogs N runs every cell beside N CPU-bound processes (`python3 -c 'while True: pass'`),
 #   started before the first cell and stopped on any exit.
-# WARP picks the executable (default: target/release/warp); REPEAT the repeats per cell
-# (default 3; the summary's range test is sharper with 5). Takes ~21 min quiet on 2 cores
-# with 3 repeats.
+#   --s3 reads over the S3 protocol instead: warp-s3 on an ephemeral 127.0.0.1 port (real
+#   HTTP and SigV4, every body streamed through the same latency model, its default `s3`
+#   profile with the cell's link), the four index directories uploaded into it unchanged
+#   (curl --aws-sigv4, latency off) before any load starts; warp-s3 stops on any exit.
+#   Server and client share the machine's cores.
+# WARP picks the executable (default: target/release/warp), WARP_S3 the server's (default:
+# target/release/warp-s3); REPEAT the repeats per cell (default 3; the summary's range test
+# is sharper with 5). Takes ~21 min quiet on 2 cores with 3 repeats.
 set -euo pipefail
 repo="$(cd "$(dirname "$0")/.." && pwd)"
 if [ $# -lt 5 ]; then
-  sed -n '2,16p' "$0" >&2
+  sed -n '2,21p' "$0" >&2
   exit 2
 fi
 out=$1 real_pz=$2 real_id=$3 syn_pz=$4 syn_id=$5
 shift 5
-hogs=0
-if [ "${1:-}" = "--hogs" ]; then
-  hogs=${2:?--hogs needs a count}
-fi
+hogs=0 s3=0
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --hogs) hogs=${2:?--hogs needs a count}; shift 2 ;;
+    --s3) s3=1; shift ;;
+    *) echo "load-grid: unknown argument '$1'" >&2; exit 2 ;;
+  esac
+done
 case $hogs in '' | *[!0-9]*) echo "load-grid: --hogs wants a count, got '$hogs'" >&2; exit 2 ;; esac
 warp=${WARP:-$repo/target/release/warp}
 repeat=${REPEAT:-3}
 case $repeat in '' | 0 | *[!0-9]*) echo "load-grid: REPEAT wants a count >= 1, got '$repeat'" >&2; exit 2 ;; esac
 [ -x "$warp" ] || { echo "load-grid: no executable at $warp (cargo build --release -p warp-host)" >&2; exit 2; }
+for dir in "$real_pz" "$real_id" "$syn_pz" "$syn_id"; do
+  [ -f "$dir/manifest.json" ] || { echo "load-grid: no index at $dir (no manifest.json)" >&2; exit 2; }
+done
 mkdir -p "$out"
-pids=()
-cleanup() { [ ${#pids[@]} -eq 0 ] || kill "${pids[@]}" 2>/dev/null || true; }
+pids=() server= work=
+cleanup() {
+  [ ${#pids[@]} -eq 0 ] || kill "${pids[@]}" 2>/dev/null || true
+  [ -z "$server" ] || { kill "$server" 2>/dev/null || true; wait "$server" 2>/dev/null || true; }
+  [ -z "$work" ] || rm -rf "$work"
+}
 trap cleanup EXIT INT TERM
+# `--s3`: the server, the indexes in it, and `model LINK` to set its link.
+if [ "$s3" = 1 ]; then
+  warp_s3=${WARP_S3:-$repo/target/release/warp-s3}
+  [ -x "$warp_s3" ] || { echo "load-grid: no executable at $warp_s3 (cargo build --release -p warp-s3-server)" >&2; exit 2; }
+  work=$(mktemp -d)
+  "$warp_s3" --bind 127.0.0.1:0 --port-file "$work/port" --access-key grid --secret-key grid \
+    --bucket load-grid --max-connections 4096 >"$work/s3.log" 2>&1 &
+  server=$!
+  for _ in $(seq 1 100); do [ -s "$work/port" ] && break; sleep 0.1; done
+  [ -s "$work/port" ] || { echo "load-grid: warp-s3 did not start: $(cat "$work/s3.log")" >&2; exit 1; }
+  export AWS_ENDPOINT_URL="http://127.0.0.1:$(cat "$work/port")" AWS_ACCESS_KEY_ID=grid \
+    AWS_SECRET_ACCESS_KEY=grid AWS_REGION=us-east-1
+  s3_curl() { curl -sf --max-time 120 --aws-sigv4 "aws:amz:us-east-1:s3" --user grid:grid \
+    -H "x-amz-content-sha256: UNSIGNED-PAYLOAD" "$@"; }
+  settings="$AWS_ENDPOINT_URL/__warp/settings"
+  curl -sf -X PUT "$settings" -d '{"model":{"first_byte_ms":0,"per_mib_ms":0,"tail_probability":0}}' >/dev/null
+  for dir in "$real_pz" "$real_id" "$syn_pz" "$syn_id"; do
+    for f in "$dir"/*; do
+      s3_curl -T "$f" "$AWS_ENDPOINT_URL/load-grid/$(basename "$dir")/$(basename "$f")" >/dev/null ||
+        { echo "load-grid: upload of $f to warp-s3 failed" >&2; exit 1; }
+    done
+  done
+  # The `s3` profile again (25 ms, 5 ms/MiB, 2 % tail of 2-4x) with the cell's link.
+  model() {
+    curl -sf -X PUT "$settings" -d "{\"model\":{\"first_byte_ms\":25,\"per_mib_ms\":5,\"tail_probability\":0.02,\"link_mib_per_s\":$1}}" >/dev/null &&
+      curl -sf -X POST "$AWS_ENDPOINT_URL/__warp/reset" >/dev/null ||
+      { echo "load-grid: warp-s3 refused the model for link $1" >&2; exit 1; }
+  }
+fi
 for _ in $(seq 1 "$hogs"); do
   python3 -c 'while True: pass' &
   pids+=($!)
 done
 uptime > "$out/machine.txt"
+[ "$s3" = 0 ] || echo "over warp-s3 ($("$warp_s3" --version 2>/dev/null || echo warp-s3))" >> "$out/machine.txt"
 "$warp" --version >> "$out/machine.txt" 2>/dev/null || true
 for spec in "real $real_pz 16 500" "real $real_id 16 500" "synthetic $syn_pz 10 1000" "synthetic $syn_id 10 1000"; do
   set -- $spec
   for link in 1024 4096; do
     name="$1-$(basename "$2")-$link"
     echo "load-grid: $name ($(date -u +%H:%M:%S))" >&2
-    "$warp" bench --url "$2" --nprobe "$3" --simulate s3 --preload --sim-link-mib-s "$link" \
+    if [ "$s3" = 1 ]; then
+      model "$link"
+      where=(--url "s3://load-grid/$(basename "$2")")
+    else
+      where=(--url "$2" --simulate s3 --preload --sim-link-mib-s "$link")
+    fi
+    "$warp" bench "${where[@]}" --nprobe "$3" \
       --concurrency 8,32,128 --queries "$4" --repeat "$repeat" \
       --policies separate,lance_rule,object_store_rule,warp --json > "$out/$name.json"
   done

@@ -115,6 +115,8 @@ pub const MACHINE_IDLE_BUSY: f64 = 0.1;
 /// (measured beside six busy loops on 2 cores: 0.16–0.5 cores used, 75 % of
 /// the runnable time waiting).
 pub const CPU_HOLD_BUSY: f64 = 0.5;
+/// Last slices [`CpuMeter::starved`] reads.
+pub const STARVED_SLICES: usize = 4;
 /// A slice using this share of the machine's cores is busy.
 pub const CPU_USE_BUSY: f64 = 0.85;
 /// Busy slices `κ`'s peak use is the 90th percentile of.
@@ -435,6 +437,28 @@ impl CpuMeter {
         self.price
     }
 
+    /// Whether the process waits for cores that others hold: over the last
+    /// [`STARVED_SLICES`] slices (each weighted by its CPU time, the run
+    /// time it stands for) its threads spent at least [`CPU_WAIT_BUSY`] of
+    /// their runnable time waiting, while the machine had at most
+    /// [`MACHINE_IDLE_BUSY`] of its CPU time idle. `false` before a slice
+    /// or where either share is unknown. Then every GET's first byte and
+    /// every wake-up waits for a core however many GETs a call makes; unlike
+    /// a busy slice it says nothing of the process's own CPU price. `O(1)`.
+    pub(crate) fn starved(&self) -> bool {
+        let (mut cpu, mut wait, mut idle, mut wall) = (0.0, 0.0, 0.0, 0.0);
+        for s in self.slices.iter().rev().take(STARVED_SLICES) {
+            let (Some(w), Some(i)) = (s.wait_share, s.idle_share) else {
+                return false;
+            };
+            cpu += s.cpu_ms;
+            wait += s.cpu_ms * w;
+            idle += s.wall_ms * i;
+            wall += s.wall_ms;
+        }
+        cpu > 0.0 && wall > 0.0 && wait / cpu >= CPU_WAIT_BUSY && idle / wall <= MACHINE_IDLE_BUSY
+    }
+
     /// The window's figures.
     pub(crate) fn snapshot(&self) -> CpuSnapshot {
         let cpu: f64 = self.slices.iter().map(|s| s.cpu_ms).sum();
@@ -654,6 +678,38 @@ mod tests {
         let here = p.call_ms(p.gets_per_call, p.mib_per_call);
         assert!((here - p.per_call_ms).abs() < 1e-9);
         assert!(p.call_ms(p.gets_per_call + 2.0, p.mib_per_call - 4.0) < here);
+    }
+
+    #[test]
+    fn a_process_waiting_for_cores_others_hold_is_starved_not_busy() {
+        // Beside six busy loops on 2 cores: 0.4 cores used, 78 % of the
+        // runnable time waiting, the machine never idle.
+        let mut m = CpuMeter::with_cores(2.0);
+        assert!(!m.starved(), "no slice yet");
+        for _ in 0..MIN_SLICES {
+            m.close(slice(12.0, 50.0, 40.0, 100.0, 0.78));
+        }
+        assert!(m.starved());
+        assert_eq!(m.price(), None, "a sliver of the machine says nothing of κ");
+        // Waits while the machine idles are for wake-ups, not cores.
+        for _ in 0..STARVED_SLICES {
+            m.close(Slice {
+                idle_share: Some(0.5),
+                ..slice(12.0, 50.0, 40.0, 100.0, 0.78)
+            });
+        }
+        assert!(!m.starved());
+        // A quiet machine: no waits.
+        for _ in 0..STARVED_SLICES {
+            m.close(slice(12.0, 50.0, 40.0, 100.0, 0.0));
+        }
+        assert!(!m.starved());
+        // Unsampled run queues say nothing.
+        m.close(Slice {
+            wait_share: None,
+            ..slice(12.0, 50.0, 40.0, 100.0, 0.9)
+        });
+        assert!(!m.starved());
     }
 
     #[test]

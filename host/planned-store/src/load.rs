@@ -241,6 +241,9 @@ pub struct LoadPrices {
     /// `f̂`, ms: what a GET's first byte measured, on average, over the
     /// last [`WINDOW`] GETs (`None` before [`PRESSURE_WINDOW`] of them).
     pub first_byte_ms: Option<f64>,
+    /// Whether the process's threads wait for cores that others hold
+    /// (the CPU meter's last slices; `CpuMeter::starved`).
+    pub cpu_starved: bool,
 }
 
 #[derive(Debug, Clone, Copy)]
@@ -345,6 +348,7 @@ impl LoadEstimator {
             capacity_mib_s: st.capacity_mib_s,
             cpu: st.cpu.price(),
             first_byte_ms: st.slot_first_byte_ms,
+            cpu_starved: st.cpu.starved(),
         }
     }
 
