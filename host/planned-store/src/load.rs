@@ -26,7 +26,9 @@
 //! the median). When `f̂ > (1 + `[`MEASURED_FIXED_MARGIN`]`) · fixed`, the
 //! plans at first byte `f̂` (as asked and at `P = 1`) are candidates too.
 //! Both only while the CPU price is unknown: a late first byte of a
-//! CPU-bound process is the CPU term's to price.
+//! CPU-bound process is the CPU term's to price; and not while the process
+//! waits for cores that others hold ([`LoadPrices::cpu_starved`]): that
+//! wait is for a core, not the store, and fewer GETs do not shorten it.
 //! Merging across gaps lowers the third term and raises the second and the
 //! fourth; the planner alone, pricing a byte at `base`, sees only the first.
 //! So [`PlannedStore`] plans the call as asked and at `P = 1` (the sum `W`:
