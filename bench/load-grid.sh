@@ -44,38 +44,35 @@ for dir in "$real_pz" "$real_id" "$syn_pz" "$syn_id"; do
   [ -f "$dir/manifest.json" ] || { echo "load-grid: no index at $dir (no manifest.json)" >&2; exit 2; }
 done
 mkdir -p "$out"
-pids=() server= work=
+pids=() work=
+source "$repo/bench/peer/lib.sh"
 cleanup() {
   [ ${#pids[@]} -eq 0 ] || kill "${pids[@]}" 2>/dev/null || true
-  [ -z "$server" ] || { kill "$server" 2>/dev/null || true; wait "$server" 2>/dev/null || true; }
+  peer_stop_s3
   [ -z "$work" ] || rm -rf "$work"
 }
 trap cleanup EXIT INT TERM
-# `--s3`: the server, the indexes in it, and `model LINK` to set its link.
+# `--s3`: the server (bench/peer/lib.sh: bucket peer-bench, keys test/test), the indexes in
+# it, and `model LINK` to set its link on its own `s3` profile.
 if [ "$s3" = 1 ]; then
   warp_s3=${WARP_S3:-$repo/target/release/warp-s3}
   [ -x "$warp_s3" ] || { echo "load-grid: no executable at $warp_s3 (cargo build --release -p warp-s3-server)" >&2; exit 2; }
   work=$(mktemp -d)
-  "$warp_s3" --bind 127.0.0.1:0 --port-file "$work/port" --access-key grid --secret-key grid \
-    --bucket load-grid --max-connections 4096 >"$work/s3.log" 2>&1 &
-  server=$!
-  for _ in $(seq 1 100); do [ -s "$work/port" ] && break; sleep 0.1; done
-  [ -s "$work/port" ] || { echo "load-grid: warp-s3 did not start: $(cat "$work/s3.log")" >&2; exit 1; }
-  export AWS_ENDPOINT_URL="http://127.0.0.1:$(cat "$work/port")" AWS_ACCESS_KEY_ID=grid \
-    AWS_SECRET_ACCESS_KEY=grid AWS_REGION=us-east-1
-  s3_curl() { curl -sf --max-time 120 --aws-sigv4 "aws:amz:us-east-1:s3" --user grid:grid \
-    -H "x-amz-content-sha256: UNSIGNED-PAYLOAD" "$@"; }
+  peer_start_s3 "$work" --max-connections 4096
   settings="$AWS_ENDPOINT_URL/__warp/settings"
+  profile=$(curl -sf "$settings")
   curl -sf -X PUT "$settings" -d '{"model":{"first_byte_ms":0,"per_mib_ms":0,"tail_probability":0}}' >/dev/null
   for dir in "$real_pz" "$real_id" "$syn_pz" "$syn_id"; do
     for f in "$dir"/*; do
-      s3_curl -T "$f" "$AWS_ENDPOINT_URL/load-grid/$(basename "$dir")/$(basename "$f")" >/dev/null ||
+      curl -sf --max-time 120 --aws-sigv4 "aws:amz:us-east-1:s3" --user test:test \
+        -H "x-amz-content-sha256: UNSIGNED-PAYLOAD" -T "$f" \
+        "$AWS_ENDPOINT_URL/peer-bench/$(basename "$dir")/$(basename "$f")" >/dev/null ||
         { echo "load-grid: upload of $f to warp-s3 failed" >&2; exit 1; }
     done
   done
-  # The `s3` profile again (25 ms, 5 ms/MiB, 2 % tail of 2-4x) with the cell's link.
   model() {
-    curl -sf -X PUT "$settings" -d "{\"model\":{\"first_byte_ms\":25,\"per_mib_ms\":5,\"tail_probability\":0.02,\"link_mib_per_s\":$1}}" >/dev/null &&
+    python3 -c 'import json, sys; m = json.loads(sys.argv[1])["model"]; m["link_mib_per_s"] = float(sys.argv[2]); print(json.dumps({"model": m}))' \
+      "$profile" "$1" | curl -sf -X PUT "$settings" -d @- >/dev/null &&
       curl -sf -X POST "$AWS_ENDPOINT_URL/__warp/reset" >/dev/null ||
       { echo "load-grid: warp-s3 refused the model for link $1" >&2; exit 1; }
   }
@@ -94,7 +91,7 @@ for spec in "real $real_pz 16 500" "real $real_id 16 500" "synthetic $syn_pz 10 
     echo "load-grid: $name ($(date -u +%H:%M:%S))" >&2
     if [ "$s3" = 1 ]; then
       model "$link"
-      where=(--url "s3://load-grid/$(basename "$2")")
+      where=(--url "s3://peer-bench/$(basename "$2")")
     else
       where=(--url "$2" --simulate s3 --preload --sim-link-mib-s "$link")
     fi

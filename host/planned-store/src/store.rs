@@ -323,7 +323,7 @@ impl<S: ObjectStore + ?Sized> PlannedStore<S> {
         // cores that others hold: the wait is for a core, not for the
         // store, and a call waits it however few GETs it makes (measured
         // over warp-s3 beside six busy loops: first bytes of 100–250 ms
-        // priced per GET planned 10–30 MB a query where the lists were
+        // priced per GET planned 10–50 MB a query where the lists were
         // 0.5 MB, at a fifth of the fixed rules' QPS).
         let first_byte_ms = prices
             .first_byte_ms
