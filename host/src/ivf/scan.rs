@@ -20,10 +20,20 @@ pub type Candidate = (Key, u32, u64);
 
 /// Decodes little-endian `f32`s (a trailing partial value is ignored).
 pub fn f32s(bytes: &[u8]) -> Vec<f32> {
-    bytes
-        .chunks_exact(4)
-        .map(|b| f32::from_le_bytes([b[0], b[1], b[2], b[3]]))
-        .collect()
+    let mut v = Vec::with_capacity(bytes.len() / 4);
+    f32s_into(bytes, &mut v);
+    v
+}
+
+/// [`f32s`] into `buf` (cleared first; no allocation once it holds
+/// `bytes.len() / 4`). `O(bytes)`.
+pub fn f32s_into(bytes: &[u8], buf: &mut Vec<f32>) {
+    buf.clear();
+    buf.extend(
+        bytes
+            .chunks_exact(4)
+            .map(|b| f32::from_le_bytes([b[0], b[1], b[2], b[3]])),
+    );
 }
 
 /// The `want` smallest candidates seen, in a max-heap.
@@ -176,12 +186,7 @@ pub fn check_record(record: &[u8], dim: usize) -> Result<(), (u32, u32)> {
 /// decoded into `buf` (reused across a query's records: no allocation once
 /// it holds `dim`). `O(dim)`.
 pub fn record_key(scorer: &Scorer, record: &[u8], dim: usize, buf: &mut Vec<f32>) -> Key {
-    buf.clear();
-    buf.extend(
-        record[..dim * 4]
-            .chunks_exact(4)
-            .map(|b| f32::from_le_bytes([b[0], b[1], b[2], b[3]])),
-    );
+    f32s_into(&record[..dim * 4], buf);
     scorer.key(buf)
 }
 
