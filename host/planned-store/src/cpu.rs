@@ -105,8 +105,14 @@ use tokio::time::Instant;
 
 use crate::robust::{quantile, sen_slope};
 
-/// Completed GETs per slice.
-pub const SLICE_GETS: u32 = 128;
+/// Completed GETs per slice: a price from the 8th slice on, the 256th GET.
+/// It was 128 until 2026-12-04: a price from the 1 024th GET, most of a
+/// bench run at one or two GETs a query, and until then bytes cost nothing
+/// in the closed-loop cost, so at `Q` = 128 on 64 I/O slots the slots' term
+/// merged across every gap (over warp-s3 on the quiet box, real MiniLM
+/// 4 GiB/s `Q` = 128: 1 028–1 403 KiB a query and 0.78–0.86 of the best
+/// fixed rule; with 32, 655–707 KiB and 0.97–1.01).
+pub const SLICE_GETS: u32 = 32;
 /// Slices the prices and the operating point are measured over.
 pub const CPU_SLICES: usize = 32;
 /// Fewest slices before any price is given.
@@ -136,13 +142,13 @@ pub const CPU_USE_BUSY: f64 = 0.85;
 pub const BUSY_SLICES: usize = 32;
 /// Slices after which a busy one no longer counts (the competing load may
 /// have gone): with [`SLICE_GETS`] GETs each, 65 536 GETs.
-pub const BUSY_MEMORY: u64 = 512;
+pub const BUSY_MEMORY: u64 = 2048;
 /// Slices paired in the price fit differ by at least this, MiB or calls.
 const MIN_SPREAD: f64 = 1.0 / 64.0;
 /// Fewest such pairs for a slope.
 const MIN_PAIRS: usize = 16;
 /// Weight of each new fit in the smoothed `α` and `β`: about the last ten
-/// fits (1 280 GETs) count. One window's fit swings with the few slices that
+/// fits (320 GETs) count. One window's fit swings with the few slices that
 /// differ in MiB; the plans, planned by it, swing with it.
 pub const PRICE_ALPHA: f64 = 0.1;
 /// Shortest wall time a slice's cores used are measured over, ms.
