@@ -71,7 +71,9 @@
 //!   the S3 protocol, with the server on the same cores, it is where bytes
 //!   cost most: priced, `warp` went from 0.76 to 1.01 of the best fixed rule
 //!   on real MiniLM (identity, 4 GiB/s, `Q` = 32, beside six busy loops over
-//!   warp-s3; BENCHMARKS).
+//!   warp-s3; one A/B of a first version; the 24-cell grids since read that
+//!   cell at 0.994 and, with 32-GET slices, 0.959, against 0.709 unpriced;
+//!   BENCHMARKS).
 //! - `κ`, the cores the process can have, is the largest of: the 90th
 //!   percentile of `u` over the last [`BUSY_SLICES`] busy slices (taken no
 //!   earlier than [`BUSY_MEMORY`] slices ago: what it got when it asked for
