@@ -64,6 +64,10 @@ pub struct Searcher {
 /// What a stage checks in each fetched part: `Err` names the failure.
 type Verify<'a> = dyn Fn(usize, &Bytes) -> std::result::Result<(), Error> + Sync + 'a;
 
+/// Where a stage hands each part that passed its checks as soon as the GETs
+/// covering it are in (`i` indexes the stage's ranges).
+type Ready<'a> = dyn FnMut(usize, &Bytes) + Send + 'a;
+
 impl Searcher {
     /// A searcher with `io_slots` concurrent GETs at most (shared by all
     /// queries; 0 counts as 1), a payload cache of `cache_bytes` (0
@@ -279,16 +283,27 @@ impl Searcher {
         out: &mut SearchResult,
     ) -> Result<Vec<(u32, Bytes)>> {
         let Some(inflight) = self.inflight.as_ref().filter(|_| !missing.is_empty()) else {
-            return self.fetch_lists(missing, params, deadline, out).await;
+            return self
+                .fetch_lists(missing, params, deadline, out, &mut |_, _| {})
+                .await;
         };
-        let (claim, own, waiters) = inflight.split(&missing);
+        let (mut claim, own, waiters) = inflight.split(&missing);
         let (own, waiters) = self.bridge(&missing, own, waiters);
         let by = deadline.map(|d| d.at);
         let waits = futures::future::join_all(waiters.into_iter().map(|w| w.wait(by)));
         let fetch = async {
-            // On an error the claim is dropped here, which sends its
-            // waiters to read the lists themselves.
-            let got = self.fetch_lists(own, params, deadline, out).await?;
+            // Each claimed list goes to its waiters as soon as the GET
+            // covering it is in and it checks out, not when the whole read
+            // is: a waiter then waits for that GET, not for the slowest of
+            // the claimant's (`Claim::offer`). On an error the claim is
+            // dropped here, which sends the waiters of the lists not yet
+            // offered to read them themselves.
+            let lists = own.clone();
+            let got = self
+                .fetch_lists(own, params, deadline, out, &mut |i, b| {
+                    claim.offer(lists[i], b)
+                })
+                .await?;
             claim.publish(&got);
             Ok::<_, Error>(got)
         };
@@ -306,7 +321,10 @@ impl Searcher {
         }
         if !again.is_empty() {
             // `again` keeps `missing`'s order, sorted by offset.
-            lists.extend(self.fetch_lists(again, params, deadline, out).await?);
+            let got = self
+                .fetch_lists(again, params, deadline, out, &mut |_, _| {})
+                .await?;
+            lists.extend(got);
         }
         Ok(lists)
     }
@@ -360,13 +378,16 @@ impl Searcher {
             .collect()
     }
 
-    /// Reads and verifies the `missing` lists, caching them.
+    /// Reads and verifies the `missing` lists, caching them; each list that
+    /// checks out is also handed to `ready(i, bytes)` (`i` its index in
+    /// `missing`) as soon as the GETs covering it are in.
     async fn fetch_lists(
         &self,
         missing: Vec<u32>,
         params: &SearchParams,
         deadline: Option<Deadline>,
         out: &mut SearchResult,
+        ready: &mut Ready<'_>,
     ) -> Result<Vec<(u32, Bytes)>> {
         if missing.is_empty() {
             return Ok(Vec::new());
@@ -395,7 +416,7 @@ impl Searcher {
             items: &items,
         };
         let parts = self
-            .read_verified(&stage, &ranges, &verify, params, deadline, out)
+            .read_verified(&stage, &ranges, &verify, params, deadline, out, ready)
             .await?;
         let mut lists = Vec::with_capacity(parts.len());
         for (&l, part) in missing.iter().zip(parts) {
@@ -448,7 +469,15 @@ impl Searcher {
             items: &items,
         };
         let parts = self
-            .read_verified(&stage, &ranges, &verify, params, deadline, out)
+            .read_verified(
+                &stage,
+                &ranges,
+                &verify,
+                params,
+                deadline,
+                out,
+                &mut |_, _| {},
+            )
             .await?;
         let mut buf = Vec::with_capacity(dim);
         let mut rescored: Vec<Candidate> = rows
@@ -461,9 +490,12 @@ impl Searcher {
     }
 
     /// One planned read of `ranges` (sorted, disjoint), every part checked
-    /// for its length and by `verify`; parts that fail are read once more
-    /// (one planned read of just those), and a second failure is the
-    /// query's error.
+    /// for its length and by `verify` as soon as the GETs covering it are in
+    /// (the parts that pass go to `ready` then, [`PlannedStore::read_each`]);
+    /// parts that fail are read once more (one planned read of just those,
+    /// their checked bytes to `ready` too), and a second failure is the
+    /// query's error. Each part is checked once.
+    #[allow(clippy::too_many_arguments)] // a stage's inputs and its two sinks
     async fn read_verified(
         &self,
         stage: &Stage<'_>,
@@ -472,15 +504,10 @@ impl Searcher {
         params: &SearchParams,
         deadline: Option<Deadline>,
         out: &mut SearchResult,
+        ready: &mut Ready<'_>,
     ) -> Result<Vec<Bytes>> {
         let opts = &params.plan;
         let object = stage.object;
-        let read = self
-            .store
-            .read(object, ranges, opts, deadline)
-            .await
-            .map_err(|e| into_host(e, object.as_ref()))?;
-        self.account(stage, &read, params, out);
         let check = |i: usize, part: &Bytes| {
             let want = ranges[i].end - ranges[i].start;
             if part.len() as u64 != want {
@@ -492,9 +519,22 @@ impl Searcher {
             }
             verify(i, part)
         };
+        // `passed[i]`: part `i` was handed over and checked out.
+        let mut passed = vec![false; ranges.len()];
+        let read = self
+            .store
+            .read_each(object, ranges, opts, deadline, |i, part| {
+                if check(i, part).is_ok() {
+                    passed[i] = true;
+                    ready(i, part);
+                }
+            })
+            .await
+            .map_err(|e| into_host(e, object.as_ref()))?;
+        self.account(stage, &read, params, out);
         let mut parts = read.parts;
         let bad: Vec<usize> = (0..parts.len())
-            .filter(|&i| check(i, &parts[i]).is_err())
+            .filter(|&i| !passed[i] && check(i, &parts[i]).is_err())
             .collect();
         if bad.is_empty() {
             return Ok(parts);
@@ -509,6 +549,7 @@ impl Searcher {
         add_io(&mut out.stats, &retry);
         for (&i, part) in bad.iter().zip(retry.parts) {
             check(i, &part)?;
+            ready(i, &part);
             parts[i] = part;
         }
         Ok(parts)
