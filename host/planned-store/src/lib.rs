@@ -75,7 +75,10 @@
 //!    semaphore, with a read-stall timeout and one re-fetch of a stalled or
 //!    wrong-range answer, and a hedge when one straggles ([`hedge`]); the
 //!    whole call is bounded by its deadline, if any;
-//! 4. slice each requested range back out of the bodies, in request order.
+//! 4. slice each requested range back out of the bodies, in request order;
+//!    [`PlannedStore::read_each`] also hands each range to a callback as
+//!    soon as the GETs covering it are in (a read of `K` GETs ends at the
+//!    slowest, `max_g T_g`; a range inside GET `g` is ready at `T_g`).
 //!
 //! Unless the surrogate is fixed, its `per_mib` term follows the load the
 //! store observes ([`load`]); the surrogate used is in every [`PlannedRead`]

@@ -494,7 +494,7 @@ impl Searcher {
     /// (the parts that pass go to `ready` then, [`PlannedStore::read_each`]);
     /// parts that fail are read once more (one planned read of just those,
     /// their checked bytes to `ready` too), and a second failure is the
-    /// query's error. Each part is checked once.
+    /// query's error. A part that passed is not checked again.
     #[allow(clippy::too_many_arguments)] // a stage's inputs and its two sinks
     async fn read_verified(
         &self,
