@@ -6,7 +6,9 @@
 //! non-empty ranges by start and merging those that overlap (`s_j < e_i`);
 //! touching ranges stay separate intervals, so `separate` still means one GET
 //! per requested range. Each requested range remembers the interval holding
-//! it, and [`answer`] slices it back out.
+//! it, each interval the ranges it holds, and [`slice_range`] cuts a range
+//! back out of its interval's bytes: [`answer`] for all of them at the end of
+//! a read, `PlannedStore::read_each` for one interval as its GETs land.
 //!
 //! # Complexity
 //! `O(r log r)` for `r` requested ranges (the sort), `O(r)` memory.
@@ -26,6 +28,21 @@ pub(crate) struct Normalized {
     /// For each requested range, the interval holding it (`None` for an
     /// empty range, answered with empty bytes).
     pub owner: Vec<Option<usize>>,
+    /// The non-empty requested ranges' indices grouped by the interval
+    /// holding them, in interval order: interval `j` holds
+    /// `held[held_start[j]..held_start[j + 1]]` ([`Normalized::held_by`]).
+    /// A by-product of the sort (`O(1)` extra work per range).
+    held: Vec<usize>,
+    /// CSR offsets into `held`, one per interval plus the end.
+    held_start: Vec<usize>,
+}
+
+impl Normalized {
+    /// The indices of the requested ranges interval `j` holds (sorted by
+    /// start). `O(1)`.
+    pub(crate) fn held_by(&self, j: usize) -> &[usize] {
+        &self.held[self.held_start[j]..self.held_start[j + 1]]
+    }
 }
 
 /// Validates and normalizes `ranges` (see the module docs).
@@ -46,13 +63,22 @@ pub(crate) fn normalize(ranges: &[Range<u64>]) -> Result<Normalized, PlannedErro
     order.sort_unstable_by_key(|&i| (ranges[i].start, ranges[i].end));
     let mut owner = vec![None; ranges.len()];
     let mut bounds: Vec<(u64, u64)> = Vec::new();
-    for i in order {
+    let mut held_start = vec![0];
+    for (k, &i) in order.iter().enumerate() {
         let r = &ranges[i];
         match bounds.last_mut() {
             Some((_, end)) if r.start < *end => *end = (*end).max(r.end),
-            _ => bounds.push((r.start, r.end)),
+            _ => {
+                if !bounds.is_empty() {
+                    held_start.push(k);
+                }
+                bounds.push((r.start, r.end));
+            }
         }
         owner[i] = Some(bounds.len() - 1);
+    }
+    if !bounds.is_empty() {
+        held_start.push(order.len());
     }
     Ok(Normalized {
         intervals: bounds
@@ -60,7 +86,23 @@ pub(crate) fn normalize(ranges: &[Range<u64>]) -> Result<Normalized, PlannedErro
             .map(|(s, e)| Interval::new(s, e - s))
             .collect(),
         owner,
+        held: order,
+        held_start,
     })
+}
+
+/// Range `range` cut out of `part`, the bytes of the interval starting at
+/// `base` that holds it: `part[range.start − base .. min(range.end − base,
+/// |part|)]`, zero-copy. `None` when the range starts at or past the end of
+/// `part` (the object ended before it). `O(1)`.
+pub(crate) fn slice_range(range: &Range<u64>, base: u64, part: &Bytes) -> Option<Bytes> {
+    let got = part.len() as u64;
+    let lo = range.start - base;
+    if lo >= got {
+        return None;
+    }
+    let hi = (range.end - base).min(got);
+    Some(part.slice(lo as usize..hi as usize))
 }
 
 /// Slices each requested range out of its interval's bytes.
@@ -87,17 +129,12 @@ pub(crate) fn answer(
             let Some(j) = *owner else {
                 return Ok(Bytes::new());
             };
-            let base = norm.intervals[j].offset;
-            let got = parts[j].len() as u64;
-            let lo = r.start - base;
-            if lo >= got {
-                return Err(PlannedError::PastEnd {
+            slice_range(r, norm.intervals[j].offset, &parts[j]).ok_or_else(|| {
+                PlannedError::PastEnd {
                     start: r.start,
                     size: object_size(),
-                });
-            }
-            let hi = (r.end - base).min(got);
-            Ok(parts[j].slice(lo as usize..hi as usize))
+                }
+            })
         })
         .collect()
 }
@@ -124,6 +161,24 @@ mod tests {
             n.owner,
             vec![Some(2), Some(0), Some(2), Some(1), None, Some(3)]
         );
+        // Each interval holds exactly the ranges `owner` assigns it, by start.
+        let held: Vec<&[usize]> = (0..4).map(|j| n.held_by(j)).collect();
+        assert_eq!(held, vec![&[1][..], &[3], &[0, 2], &[5]]);
+        for j in 0..4 {
+            for &i in n.held_by(j) {
+                assert_eq!(n.owner[i], Some(j));
+            }
+        }
+        let none = normalize(&[3..3]).unwrap();
+        assert!(none.intervals.is_empty() && none.held.is_empty());
+    }
+
+    #[test]
+    fn slices_a_range_and_stops_at_the_part_end() {
+        let part = Bytes::from_static(b"abcdef"); // an interval at 100
+        assert_eq!(slice_range(&(102..104), 100, &part).unwrap(), &b"cd"[..]);
+        assert_eq!(slice_range(&(104..110), 100, &part).unwrap(), &b"ef"[..]);
+        assert_eq!(slice_range(&(106..108), 100, &part), None);
     }
 
     #[test]

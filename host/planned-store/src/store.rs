@@ -29,7 +29,7 @@ use crate::get::{CallCounters, Getter, Got};
 use crate::hedge::Hedger;
 use crate::load::{ClosedLoop, LoadEstimator, LoadSnapshot, MEASURED_FIXED_MARGIN, PRICES};
 use crate::marginal::{MarginalCost, PlanFigures, PlanMix, SMOOTHNESS};
-use crate::ranges::{Normalized, answer, normalize};
+use crate::ranges::{Normalized, answer, normalize, slice_range};
 use crate::stats::{CallStats, Stats, StatsSnapshot};
 
 /// A point in time a call must finish by, and the budget it came from (for
@@ -506,8 +506,8 @@ pub fn affine(s: &Surrogate) -> Option<(f64, f64)> {
 ///
 /// # Complexity
 /// `O(n + K)` to count the covering GETs of the `n` intervals; per interval
-/// completed `O(log K + c)` for its `c` covering chunks, and `O(r)` once to
-/// group the `r` requested ranges by interval.
+/// completed `O(log K + c)` for its `c` covering chunks plus `O(1)` per
+/// range it holds ([`Normalized::held_by`], grouped by [`normalize`]).
 async fn fetch_all<S: ObjectStore + ?Sized>(
     getter: &Getter<'_, S>,
     norm: &Normalized,
@@ -524,22 +524,6 @@ async fn fetch_all<S: ObjectStore + ?Sized>(
             *w += 1;
         }
     }
-    // The requested ranges each interval holds, as a CSR over intervals.
-    let mut held_start = vec![0usize; n + 1];
-    for j in norm.owner.iter().flatten() {
-        held_start[j + 1] += 1;
-    }
-    for j in 0..n {
-        held_start[j + 1] += held_start[j];
-    }
-    let mut held = vec![0usize; held_start[n]];
-    let mut fill = held_start.clone();
-    for (i, j) in norm.owner.iter().enumerate() {
-        if let Some(j) = *j {
-            held[fill[j]] = i;
-            fill[j] += 1;
-        }
-    }
     let mut bodies: Vec<Option<Got>> = (0..requests.len()).map(|_| None).collect();
     let mut pending: FuturesUnordered<_> = requests
         .iter()
@@ -551,20 +535,18 @@ async fn fetch_all<S: ObjectStore + ?Sized>(
         .collect();
     while let Some((g, got)) = pending.next().await {
         bodies[g] = Some(got?);
-        let r = &requests[g];
-        for j in r.first as usize..=r.last as usize {
-            waiting[j] -= 1;
-            if waiting[j] > 0 || held_start[j] == held_start[j + 1] {
+        let covered = requests[g].first as usize..=requests[g].last as usize;
+        for (j, w) in covered.clone().zip(&mut waiting[covered]) {
+            *w -= 1;
+            let held = norm.held_by(j);
+            if *w > 0 || held.is_empty() {
                 continue;
             }
             let iv = &norm.intervals[j];
             let part = interval_part(j, iv, requests, |h| bodies[h].as_ref().map(|b| &b.0));
-            for &i in &held[held_start[j]..held_start[j + 1]] {
-                let lo = ranges[i].start - iv.offset;
-                let got = part.len() as u64;
-                if lo < got {
-                    let hi = (ranges[i].end - iv.offset).min(got);
-                    ready(i, &part.slice(lo as usize..hi as usize));
+            for &i in held {
+                if let Some(bytes) = slice_range(&ranges[i], iv.offset, &part) {
+                    ready(i, &bytes);
                 }
             }
         }

@@ -68,6 +68,10 @@ type Verify<'a> = dyn Fn(usize, &Bytes) -> std::result::Result<(), Error> + Sync
 /// covering it are in (`i` indexes the stage's ranges).
 type Ready<'a> = dyn FnMut(usize, &Bytes) + Send + 'a;
 
+/// Where [`Searcher::fetch_lists`] hands each list that checked out as soon
+/// as the GETs covering it are in, by list number.
+type ListReady<'a> = dyn FnMut(u32, &Bytes) + Send + 'a;
+
 impl Searcher {
     /// A searcher with `io_slots` concurrent GETs at most (shared by all
     /// queries; 0 counts as 1), a payload cache of `cache_bytes` (0
@@ -298,11 +302,8 @@ impl Searcher {
             // the claimant's (`Claim::offer`). On an error the claim is
             // dropped here, which sends the waiters of the lists not yet
             // offered to read them themselves.
-            let lists = own.clone();
             let got = self
-                .fetch_lists(own, params, deadline, out, &mut |i, b| {
-                    claim.offer(lists[i], b)
-                })
+                .fetch_lists(own, params, deadline, out, &mut |l, b| claim.offer(l, b))
                 .await?;
             claim.publish(&got);
             Ok::<_, Error>(got)
@@ -378,16 +379,16 @@ impl Searcher {
             .collect()
     }
 
-    /// Reads and verifies the `missing` lists, caching them; each list that
-    /// checks out is also handed to `ready(i, bytes)` (`i` its index in
-    /// `missing`) as soon as the GETs covering it are in.
+    /// Reads and verifies the `missing` lists, caching them; each list `l`
+    /// that checks out is also handed to `ready(l, bytes)` as soon as the
+    /// GETs covering it are in.
     async fn fetch_lists(
         &self,
         missing: Vec<u32>,
         params: &SearchParams,
         deadline: Option<Deadline>,
         out: &mut SearchResult,
-        ready: &mut Ready<'_>,
+        ready: &mut ListReady<'_>,
     ) -> Result<Vec<(u32, Bytes)>> {
         if missing.is_empty() {
             return Ok(Vec::new());
@@ -416,7 +417,15 @@ impl Searcher {
             items: &items,
         };
         let parts = self
-            .read_verified(&stage, &ranges, &verify, params, deadline, out, ready)
+            .read_verified(
+                &stage,
+                &ranges,
+                &verify,
+                params,
+                deadline,
+                out,
+                &mut |i, b| ready(missing[i], b),
+            )
             .await?;
         let mut lists = Vec::with_capacity(parts.len());
         for (&l, part) in missing.iter().zip(parts) {
@@ -519,13 +528,15 @@ impl Searcher {
             }
             verify(i, part)
         };
-        // `passed[i]`: part `i` was handed over and checked out.
-        let mut passed = vec![false; ranges.len()];
+        // `checked[i]`: whether part `i` checked out when it was handed
+        // over (`None`: never handed over, e.g. an empty range).
+        let mut checked: Vec<Option<bool>> = vec![None; ranges.len()];
         let read = self
             .store
             .read_each(object, ranges, opts, deadline, |i, part| {
-                if check(i, part).is_ok() {
-                    passed[i] = true;
+                let ok = check(i, part).is_ok();
+                checked[i] = Some(ok);
+                if ok {
                     ready(i, part);
                 }
             })
@@ -534,7 +545,7 @@ impl Searcher {
         self.account(stage, &read, params, out);
         let mut parts = read.parts;
         let bad: Vec<usize> = (0..parts.len())
-            .filter(|&i| !passed[i] && check(i, &parts[i]).is_err())
+            .filter(|&i| !checked[i].unwrap_or_else(|| check(i, &parts[i]).is_ok()))
             .collect();
         if bad.is_empty() {
             return Ok(parts);
