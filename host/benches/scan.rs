@@ -1,4 +1,5 @@
-//! The query path's distance scans (issue 23 item 2: they run in `f64`):
+//! The query path's distance scans (issue 23 item 2: their keys are `f64`;
+//! IVF-Flat screens each vector with an `f32` lower bound first):
 //! one query over 10 IVF-Flat lists of ~100 vectors of 128 dims, and over
 //! the same lists as IVF-PQ (m = 16, ADC), for a query inside the data
 //! (`near`, the direct form only) and one with a component of 1e20 (`far`,

@@ -22,7 +22,7 @@
 use std::sync::OnceLock;
 
 use super::Key;
-use super::kernel::dot;
+use super::kernel::{dot, dot_error, dot_f32, dot_f32_error};
 use super::l2::AdcTable;
 use crate::error::{Error, Result};
 use crate::ivf::pq::{KSUB, ProductQuantizer};
@@ -37,15 +37,33 @@ pub struct IpQuery {
     /// The list-independent ADC table, `table[j·256 + c] = −Σ_{i∈sub j}
     /// q'_i·codeword_{j,c,i}`, made on first use.
     adc: OnceLock<Vec<f64>>,
+    /// The query as given, for the screen ([`IpQuery::lower_bound`]).
+    q32: Vec<f32>,
+    /// `‖q‖` for cosine (`q' = q/‖q‖`), `1` for dot.
+    norm: f64,
+    /// The screen's `(δ₃₂, η, δ₆₄)` (see [`IpQuery::lower_bound`]).
+    screen: (f64, f64, f64),
 }
 
 impl IpQuery {
     /// Prepares `q` for `dot`. `O(d)`.
     pub fn dot(q: &[f32]) -> Self {
+        Self::prepared(q, 1.0, 0.0)
+    }
+
+    /// `q' = q / norm` and the screen's constants. `O(d)`.
+    fn prepared(q: &[f32], norm: f64, offset: f64) -> Self {
+        let (d32, eta) = dot_f32_error(q.len());
+        // `q'_i = fl(q_i / norm)` is one rounding off (2⁻⁵³), `dot` adds
+        // its own: 2⁻⁵² + 1.01·dot_error covers both with room.
+        let d64 = 2f64.powi(-52) + 1.01 * dot_error(q.len());
         Self {
-            q: q.iter().map(|&x| f64::from(x)).collect(),
-            offset: 0.0,
+            q: q.iter().map(|&x| f64::from(x) / norm).collect(),
+            offset,
             adc: OnceLock::new(),
+            q32: q.to_vec(),
+            norm,
+            screen: (d32, eta, d64),
         }
     }
 
@@ -65,17 +83,48 @@ impl IpQuery {
                 "the query vector is all zeros: its cosine with any vector is undefined (metric cosine)",
             ));
         }
-        Ok(Self {
-            q: q.iter().map(|&x| f64::from(x) / norm).collect(),
-            offset: 1.0,
-            adc: OnceLock::new(),
-        })
+        Ok(Self::prepared(q, norm, 1.0))
     }
 
     /// The ranking key `−q'·x`. `O(d)`.
     #[inline]
     pub fn key(&self, x: &[f32]) -> Key {
         Key::sum(-dot(x, &self.q), 0.0)
+    }
+
+    /// A lower bound on `self.key(x).value()` from `f32` sums that cost
+    /// about a third of the key. With `(s, a)` = [`dot_f32`]`(x, q)` (the
+    /// query as given, so no rounding of `q'` enters), `S = Σ x_i q_i` and
+    /// `A = Σ |x_i q_i|` exactly, `(δ₃₂, η)` = [`dot_f32_error`]:
+    /// `A ≤ Â = (1 + δ₃₂)·a + η` and `S ≤ s + δ₃₂·Â + η`. The key is
+    /// `−fl(dot(x, q'))` with `q'_i = fl(q_i/‖q‖)`, at least `−(S + δ₆₄·A)/‖q‖`
+    /// (`δ₆₄ = 2⁻⁵² + 1.01·`[`dot_error`]: the rounding of `q'` and of the
+    /// `f64` sum), so
+    ///
+    /// ```text
+    /// key ≥ −(s + (δ₃₂ + δ₆₄)·Â + η) / ‖q‖
+    /// ```
+    ///
+    /// evaluated with every factor rounded up (`1 + 2⁻⁴⁰`) and the sum
+    /// widened by `2⁻⁴⁹` of itself, which covers this function's own
+    /// roundings. A scan may skip `x` when this exceeds the worst key it
+    /// keeps ([`crate::ivf::scan::Scanner::scan`]). `−∞` when a sum
+    /// overflowed or met a NaN.
+    ///
+    /// # Complexity
+    /// `O(d)`.
+    #[inline]
+    pub fn lower_bound(&self, x: &[f32]) -> f64 {
+        let (s, a) = dot_f32(x, &self.q32);
+        if !(s.is_finite() && a.is_finite()) {
+            return f64::NEG_INFINITY;
+        }
+        let (d32, eta, d64) = self.screen;
+        let up = 1.0 + 2f64.powi(-40);
+        let big_a = (f64::from(a) * (1.0 + d32) + eta) * up;
+        let t = f64::from(s) + (d32 + d64) * up * big_a + eta;
+        let t = t + t.abs() * 2f64.powi(-49);
+        -t / self.norm
     }
 
     /// The reported distance of a key: `−q·x` (dot) or `1 − cos` (cosine).
@@ -139,6 +188,38 @@ mod tests {
         assert_eq!(c.distance(c.key(&[0.0, 1.0])), 1.0 - 0.8);
         let e = IpQuery::cosine(&[0.0, 0.0]).unwrap_err().to_string();
         assert!(e.contains("all zeros") && !e.contains('\n'), "{e}");
+    }
+
+    #[test]
+    fn the_screen_never_exceeds_the_key() {
+        let d = 384;
+        let q: Vec<f32> = (0..d).map(|i| (i as f32 * 0.21).sin() * 3.0).collect();
+        for s in [IpQuery::dot(&q), IpQuery::cosine(&q).unwrap()] {
+            for k in 0..200 {
+                let scale = [1e-30f32, 1e-3, 1.0, 1e3, 1e15][k % 5];
+                let x: Vec<f32> = (0..d)
+                    .map(|i| scale * ((i * 7 + k * 13) as f32 * 0.3).cos())
+                    .collect();
+                let (lb, key) = (s.lower_bound(&x), s.key(&x).value());
+                assert!(lb <= key, "k = {k}: {lb} > {key}");
+                let spread: f64 = x
+                    .iter()
+                    .zip(&q)
+                    .map(|(&a, &b)| (f64::from(a) * f64::from(b)).abs())
+                    .sum::<f64>()
+                    / s.norm;
+                assert!(
+                    lb >= key - 1e-4 * spread - 1e-40,
+                    "k = {k}: {lb} far below {key}"
+                );
+            }
+            // An overflowing product or a NaN: no bound.
+            let mut x = vec![0.5f32; d];
+            x[3] = 3.4e38;
+            assert_eq!(s.lower_bound(&x), f64::NEG_INFINITY);
+            x[3] = f32::NAN;
+            assert_eq!(s.lower_bound(&x), f64::NEG_INFINITY);
+        }
     }
 
     #[test]

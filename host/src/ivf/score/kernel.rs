@@ -13,6 +13,9 @@
 /// registers) keep the loop vectorized.
 const LANES: usize = 8;
 
+/// Lanes of the `f32` screen ([`sq_dist_f32`]): two AVX registers.
+const LANES32: usize = 16;
+
 /// `Σ_i (x_i − r_i)²` in `f64`, `x_i` widened exactly.
 ///
 /// # Accuracy
@@ -108,6 +111,161 @@ pub(super) fn dot_portable(x: &[f32], r: &[f64]) -> f64 {
     ((acc[0] + acc[1]) + (acc[2] + acc[3])) + ((acc[4] + acc[5]) + (acc[6] + acc[7]))
 }
 
+/// `Σ_i (x_i − q_i)²` in `f32`: the fast screen of an exact scan
+/// ([`super::L2Query::lower_bound`]), never a ranked value. Sixteen lanes,
+/// the tail to lanes `0, 1, …`, one fixed reduction tree, no fused
+/// multiply-add: the same bits on every machine, as [`sq_dist`].
+///
+/// # Accuracy
+/// For finite `x`, `q` and a finite result `s`, with `e` the exact sum,
+/// `s ≤ (1 + δ)·e + η` where `(δ, η)` = [`sq_dist_f32_error`]`(n)`: each
+/// difference and square is rounded once (relative `u = 2⁻²⁴`, or
+/// an absolute `2⁻¹⁵⁰` where a square underflows; subnormal sums are
+/// exact), each lane adds `⌈n/16⌉` non-negative terms in order and the tree
+/// four more levels. An overflow gives `+∞` (the caller falls back).
+///
+/// # Complexity
+/// `O(n)`, `n = x.len()` (`q.len()` must be the same); about a third of
+/// [`sq_dist`]'s time on AVX (twice the lanes a register, no widening).
+#[inline]
+pub fn sq_dist_f32(x: &[f32], q: &[f32]) -> f32 {
+    debug_assert_eq!(x.len(), q.len());
+    #[cfg(target_arch = "x86_64")]
+    if std::arch::is_x86_feature_detected!("avx") {
+        // SAFETY: the CPU supports AVX (checked just above).
+        return unsafe { sq_dist_f32_avx(x, q) };
+    }
+    sq_dist_f32_portable(x, q)
+}
+
+/// [`sq_dist_f32_portable`] compiled for AVX.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx")]
+fn sq_dist_f32_avx(x: &[f32], q: &[f32]) -> f32 {
+    sq_dist_f32_portable(x, q)
+}
+
+/// The loop of [`sq_dist_f32`] for the baseline target.
+#[inline(always)]
+pub(super) fn sq_dist_f32_portable(x: &[f32], q: &[f32]) -> f32 {
+    let mut acc = [0f32; LANES32];
+    let (cx, cq) = (x.chunks_exact(LANES32), q.chunks_exact(LANES32));
+    let (tx, tq) = (cx.remainder(), cq.remainder());
+    for (a, b) in cx.zip(cq) {
+        for l in 0..LANES32 {
+            let d = a[l] - b[l];
+            acc[l] += d * d;
+        }
+    }
+    for (l, (a, b)) in tx.iter().zip(tq).enumerate() {
+        let d = a - b;
+        acc[l] += d * d;
+    }
+    let mut w = LANES32;
+    while w > 1 {
+        w /= 2;
+        for l in 0..w {
+            acc[l] += acc[l + w];
+        }
+    }
+    acc[0]
+}
+
+/// `(δ, η)` bounding [`sq_dist_f32`] over `n` terms from above:
+/// `s ≤ (1 + δ)·e + η`, with `δ = 1.01·(⌈n/16⌉ + 7)·2⁻²⁴` (`⌈n/16⌉` lane
+/// additions, four tree levels, a difference and a square, each within a
+/// factor `1 + u` for non-negative terms, `(1 + u)^k ≤ 1 + 1.01·k·u` for
+/// `k·u < 0.01`) and `η = n·2⁻¹⁴⁹` (each underflowed square off by at
+/// most `2⁻¹⁵⁰`, and that carried through the additions). `O(1)`.
+pub fn sq_dist_f32_error(n: usize) -> (f64, f64) {
+    let depth = n.div_ceil(LANES32) as f64 + 7.0;
+    (1.01 * depth * 2f64.powi(-24), n as f64 * 2f64.powi(-149))
+}
+
+/// `(Σ_i x_i·q_i, Σ_i |x_i·q_i|)` in `f32`: the screen of an exact
+/// inner-product scan ([`super::IpQuery::lower_bound`]). Each product is
+/// rounded once and added to both sums, sixteen lanes each, the tail to
+/// lanes `0, 1, …`, one fixed tree; the same bits on every machine.
+///
+/// # Accuracy
+/// With `(δ, η)` = [`dot_f32_error`]`(n)`, `S` the exact inner product
+/// and `A` the exact `Σ |x_i q_i|`, a finite result `(s, a)` has
+/// `|s − S| ≤ δ·A + η` and `A ≤ (1 + δ)·a + η` (each product within a
+/// factor `1 + u` or, underflowing, `2⁻¹⁵⁰`; each partial sum of a lane
+/// and the tree one rounding more). An overflow gives a non-finite sum.
+///
+/// # Complexity
+/// `O(n)`, `n = x.len()` (`q.len()` must be the same).
+#[inline]
+pub fn dot_f32(x: &[f32], q: &[f32]) -> (f32, f32) {
+    debug_assert_eq!(x.len(), q.len());
+    #[cfg(target_arch = "x86_64")]
+    if std::arch::is_x86_feature_detected!("avx") {
+        // SAFETY: the CPU supports AVX (checked just above).
+        return unsafe { dot_f32_avx(x, q) };
+    }
+    dot_f32_portable(x, q)
+}
+
+/// [`dot_f32_portable`] compiled for AVX.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx")]
+fn dot_f32_avx(x: &[f32], q: &[f32]) -> (f32, f32) {
+    dot_f32_portable(x, q)
+}
+
+/// The loop of [`dot_f32`] for the baseline target.
+#[inline(always)]
+pub(super) fn dot_f32_portable(x: &[f32], q: &[f32]) -> (f32, f32) {
+    let mut acc = [0f32; LANES32];
+    let mut abs = [0f32; LANES32];
+    let (cx, cq) = (x.chunks_exact(LANES32), q.chunks_exact(LANES32));
+    let (tx, tq) = (cx.remainder(), cq.remainder());
+    for (a, b) in cx.zip(cq) {
+        for l in 0..LANES32 {
+            let p = a[l] * b[l];
+            acc[l] += p;
+            abs[l] += p.abs();
+        }
+    }
+    for (l, (a, b)) in tx.iter().zip(tq).enumerate() {
+        let p = a * b;
+        acc[l] += p;
+        abs[l] += p.abs();
+    }
+    let mut w = LANES32;
+    while w > 1 {
+        w /= 2;
+        for l in 0..w {
+            acc[l] += acc[l + w];
+            abs[l] += abs[l + w];
+        }
+    }
+    (acc[0], abs[0])
+}
+
+/// `(δ, η)` of [`dot_f32`] over `n` terms: `δ = 1.01·(⌈n/16⌉ + 6)·2⁻²⁴`
+/// (a product, `⌈n/16⌉` lane additions, four tree levels), `η = n·2⁻¹⁴⁹`.
+/// `O(1)`.
+pub fn dot_f32_error(n: usize) -> (f64, f64) {
+    let depth = n.div_ceil(LANES32) as f64 + 6.0;
+    (1.01 * depth * 2f64.powi(-24), n as f64 * 2f64.powi(-149))
+}
+
+/// How far [`dot`] can land from the exact inner product over `n` terms,
+/// relative to `Σ_i |x_i·r_i|`: `1.01·(⌈n/8⌉ + 4)·2⁻⁵³` (its accuracy
+/// note). `O(1)`.
+pub fn dot_error(n: usize) -> f64 {
+    1.01 * (n.div_ceil(LANES) as f64 + 4.0) * 2f64.powi(-53)
+}
+
+/// How far below the exact sum `e` [`sq_dist`] can land over `n` terms:
+/// `sq_dist ≥ (1 − δ)·e` with `δ = 1.01·(⌈n/8⌉ + 5)·2⁻⁵³` (its accuracy
+/// note; the squares of `f32` differences never underflow in `f64`). `O(1)`.
+pub fn sq_dist_error(n: usize) -> f64 {
+    1.01 * (n.div_ceil(LANES) as f64 + 5.0) * 2f64.powi(-53)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -159,6 +317,74 @@ mod tests {
             assert!(a.is_finite(), "n = {n}: {a}");
         }
         assert_eq!(dot(&[1.0, 2.0, 3.0], &[4.0, -5.0, 6.0]), 12.0);
+    }
+
+    #[test]
+    fn the_f32_screen_stays_within_its_bound_on_every_path() {
+        // Values spread over many magnitudes (the huge ones overflow to +∞,
+        // which the screen reports as such).
+        for n in [0, 1, 7, 15, 16, 17, 31, 128, 129, 384] {
+            let x = edgy(n, 5);
+            let q = edgy(n, 6);
+            let s = sq_dist_f32(&x, &q);
+            assert_eq!(
+                s.to_bits(),
+                sq_dist_f32_portable(&x, &q).to_bits(),
+                "n = {n}"
+            );
+            let r: Vec<f64> = q.iter().map(|&v| f64::from(v)).collect();
+            let e = sq_dist(&x, &r);
+            if s.is_finite() {
+                let (d, eta) = sq_dist_f32_error(n);
+                assert!(f64::from(s) <= (1.0 + d) * e + eta, "n = {n}: {s} vs {e}");
+            } else {
+                assert!(e > f64::from(f32::MAX), "n = {n}: {s} vs {e}");
+            }
+        }
+        // Ordinary data: the screen is close to the exact sum.
+        let x: Vec<f32> = (0..384).map(|i| (i as f32 * 0.37).sin()).collect();
+        let q: Vec<f32> = (0..384).map(|i| (i as f32 * 0.11).cos()).collect();
+        let r: Vec<f64> = q.iter().map(|&v| f64::from(v)).collect();
+        let (s, e) = (f64::from(sq_dist_f32(&x, &q)), sq_dist(&x, &r));
+        assert!((s - e).abs() <= sq_dist_f32_error(384).0 * e, "{s} vs {e}");
+        // Underflowing squares: the absolute term covers them.
+        let tiny = [1e-30f32; 40];
+        let (d, eta) = sq_dist_f32_error(40);
+        let s = f64::from(sq_dist_f32(&tiny, &[0.0; 40]));
+        let e = sq_dist(&tiny, &[0.0; 40]);
+        assert!(s <= (1.0 + d) * e + eta, "{s} vs {e}");
+    }
+
+    #[test]
+    fn the_f32_inner_product_stays_within_its_bound() {
+        for n in [0, 1, 7, 15, 16, 17, 31, 128, 129, 384] {
+            let x = edgy(n, 7);
+            let q = edgy(n, 8);
+            let (s, a) = dot_f32(&x, &q);
+            let (sp, ap) = dot_f32_portable(&x, &q);
+            assert_eq!(
+                (s.to_bits(), a.to_bits()),
+                (sp.to_bits(), ap.to_bits()),
+                "n = {n}"
+            );
+            if !(s.is_finite() && a.is_finite()) {
+                continue;
+            }
+            let r: Vec<f64> = q.iter().map(|&v| f64::from(v)).collect();
+            let exact = dot(&x, &r);
+            let abs: f64 = x
+                .iter()
+                .zip(&r)
+                .map(|(&x, r)| (f64::from(x) * r).abs())
+                .sum();
+            let (d, eta) = dot_f32_error(n);
+            let slack = dot_error(n) * abs;
+            assert!(
+                (f64::from(s) - exact).abs() <= d * abs + eta + slack,
+                "n = {n}"
+            );
+            assert!(abs <= (1.0 + d) * f64::from(a) + eta + slack, "n = {n}");
+        }
     }
 
     #[test]

@@ -19,7 +19,9 @@ mod key;
 mod l2;
 
 pub use ip::IpQuery;
-pub use kernel::{dot, sq_dist};
+pub use kernel::{
+    dot, dot_error, dot_f32, dot_f32_error, sq_dist, sq_dist_error, sq_dist_f32, sq_dist_f32_error,
+};
 pub use key::Key;
 pub use l2::{AdcTable, L2Query};
 
@@ -131,6 +133,27 @@ impl Scorer {
         match self {
             Self::L2(s) => s.key(x),
             Self::Ip(s) => s.key(x),
+        }
+    }
+
+    /// Whether [`Scorer::lower_bound`] screens: squared L2 with no far
+    /// coordinate (every query inside the data's range), and the
+    /// inner-product metrics always. `O(1)`.
+    pub fn screens(&self) -> bool {
+        match self {
+            Self::L2(s) => s.screens(),
+            Self::Ip(_) => true,
+        }
+    }
+
+    /// A lower bound on `self.key(x).value()` from sums in `f32`
+    /// ([`L2Query::lower_bound`], [`IpQuery::lower_bound`]); `−∞` where the
+    /// scorer does not screen or the `f32` sums overflowed. `O(d)`.
+    #[inline]
+    pub fn lower_bound(&self, x: &[f32]) -> f64 {
+        match self {
+            Self::L2(s) => s.lower_bound(x),
+            Self::Ip(s) => s.lower_bound(x),
         }
     }
 
