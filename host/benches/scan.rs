@@ -5,7 +5,8 @@
 //! (`near`, the direct form only) and one with a component of 1e20 (`far`,
 //! the split form), plus routing on the 10 centroids.
 //!
-//! `cargo bench -p warp-host --bench scan`; IDs read `scan/{flat,pq}/{near,far}`
+//! `cargo bench -p warp-host --bench scan`; IDs read `scan/{flat,pq}/{near,far}`,
+//! `scan/flat/{near,far}-cached` (with the payload cache's 8-bit screens)
 //! and `route/{near,far}`. Build and payload are in memory; only the scan
 //! is timed.
 
@@ -15,6 +16,7 @@ use bytes::Bytes;
 use criterion::{Criterion, criterion_group, criterion_main};
 use object_store::ObjectStoreExt;
 use warp_host::ivf::scan::{Scanner, TopK};
+use warp_host::ivf::score::Sq8List;
 use warp_host::ivf::synthetic::{SyntheticParams, generate};
 use warp_host::ivf::{self, IvfBuildParams, Workload};
 use warp_host::query::Index;
@@ -78,14 +80,14 @@ fn index(pq_m: Option<usize>, name: &str) -> (Arc<Index>, Vec<(u32, Bytes)>, Vec
     })
 }
 
-fn scan(index: &Index, q: &[f32], lists: &[(u32, Bytes)]) -> usize {
+fn scan(index: &Index, q: &[f32], lists: &[(u32, Bytes)], screens: &[Option<Sq8List>]) -> usize {
     let scorer = index
         .scorer(q)
         .expect("an L2 index scores every finite query");
     let mut top = TopK::new(10);
     let mut s = Scanner::new(index, &scorer);
-    for (l, b) in lists {
-        s.scan(*l, b, &mut top);
+    for ((l, b), screen) in lists.iter().zip(screens) {
+        s.scan(*l, b, screen.as_ref(), &mut top);
     }
     top.into_sorted().len()
 }
@@ -95,10 +97,20 @@ fn bench(c: &mut Criterion) {
         let (index, lists, q) = index(pq_m, kind);
         let mut far = q.clone();
         far[0] = 1e20;
+        let none: Vec<Option<Sq8List>> = vec![None; lists.len()];
+        let screens: Vec<Option<Sq8List>> =
+            lists.iter().map(|(l, b)| index.screen(*l, b)).collect();
         for (name, q) in [("near", &q), ("far", &far)] {
             c.bench_function(&format!("scan/{kind}/{name}"), |b| {
-                b.iter(|| scan(&index, std::hint::black_box(q), &lists))
+                b.iter(|| scan(&index, std::hint::black_box(q), &lists, &none))
             });
+            if kind == "flat" {
+                // The lists as the payload cache keeps them: with their
+                // 8-bit screens (the far query does not use them).
+                c.bench_function(&format!("scan/{kind}/{name}-cached"), |b| {
+                    b.iter(|| scan(&index, std::hint::black_box(q), &lists, &screens))
+                });
+            }
             if kind == "flat" {
                 c.bench_function(&format!("route/{name}"), |b| {
                     b.iter(|| index.route(std::hint::black_box(q), 4).unwrap())

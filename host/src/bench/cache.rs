@@ -2,7 +2,8 @@
 //! --cache-mib 0,10%,50%,all`.
 //!
 //! The cache is the query path's payload cache: a [moka] cache of whole
-//! cluster payloads (key: list number), weighed by their bytes, with moka's
+//! cluster payloads (key: list number), weighed by their bytes (and, for
+//! IVF-Flat under squared L2, their 8-bit screens), with moka's
 //! default policy — TinyLFU admission (a count-min sketch of the access
 //! frequency of every key seen, cached or not; a new list is admitted only
 //! when it is estimated to be accessed more often than the LRU victim it
@@ -35,7 +36,9 @@ pub enum CacheSize {
     Mib(u64),
     /// A percentage (0–100) of the payload object's bytes.
     Percent(f64),
-    /// The payload's size: every list fits.
+    /// Room for every list: twice the payload's bytes (each cached list is
+    /// kept with its 8-bit screen, at most `d + 4` bytes a vector and `8·d`
+    /// a list beside its `4·d + 4` a vector, so no list is evicted).
     All,
 }
 
@@ -91,12 +94,12 @@ impl CacheSize {
     }
 
     /// The capacity in bytes for a payload of `payload_bytes`:
-    /// `p% → ⌊payload · p / 100⌋`, `all → payload`, MiB as given.
+    /// `p% → ⌊payload · p / 100⌋`, `all → 2 · payload`, MiB as given.
     pub fn bytes(self, payload_bytes: u64) -> u64 {
         match self {
             Self::Mib(m) => m << 20,
             Self::Percent(p) => (payload_bytes as f64 * p / 100.0).floor() as u64,
-            Self::All => payload_bytes,
+            Self::All => payload_bytes.saturating_mul(2),
         }
     }
 
@@ -130,7 +133,7 @@ mod tests {
         );
         let payload = 1_000_000;
         let bytes: Vec<u64> = v.iter().map(|c| c.bytes(payload)).collect();
-        assert_eq!(bytes, [0, 100_000, 500_000, 1_000_000, 64 << 20]);
+        assert_eq!(bytes, [0, 100_000, 500_000, 2_000_000, 64 << 20]);
         let labels: Vec<String> = v.iter().map(|c| c.label()).collect();
         assert_eq!(labels, ["0", "10%", "50%", "all", "64 MiB"]);
     }

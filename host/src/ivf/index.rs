@@ -7,7 +7,7 @@ use object_store::path::Path;
 use super::manifest::{Manifest, ObjectRef};
 use super::pq::ProductQuantizer;
 use super::scan::f32s;
-use super::score::{Key, Metric, Scorer};
+use super::score::{Key, Metric, Scorer, Sq8List};
 use crate::error::{Error, Result};
 use crate::formats::{fvecs_from_bytes, ivecs_from_bytes};
 use crate::store::StoreLocation;
@@ -145,6 +145,22 @@ impl Index {
     /// [`Error::Input`] for an all-zero query under cosine.
     pub fn scorer(&self, q: &[f32]) -> Result<Scorer> {
         Scorer::new(self.metric, q, &self.reach)
+    }
+
+    /// The 8-bit screen of list `list_no` from its verified `bytes`
+    /// ([`Sq8List`]), for the payload cache: IVF-Flat under squared L2
+    /// only, `None` otherwise or when the list cannot be screened.
+    ///
+    /// # Complexity
+    /// `O(count · dim)`.
+    pub fn screen(&self, list_no: u32, bytes: &[u8]) -> Option<Sq8List> {
+        if self.pq.is_some() || self.metric != Metric::L2 {
+            return None;
+        }
+        let m = &self.manifest;
+        let count = m.lists.get(list_no as usize)?.count as usize;
+        let codes = bytes.get(..count.checked_mul(m.code_size)?)?;
+        Sq8List::encode(&f32s(codes), m.dim)
     }
 
     /// The `nprobe` lists nearest to `q` (ascending distance, ties to the

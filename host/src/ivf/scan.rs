@@ -15,7 +15,7 @@
 use std::collections::BinaryHeap;
 
 use super::index::Index;
-use super::score::{AdcTable, Key, Scorer};
+use super::score::{AdcTable, Key, Scorer, Sq8List, Sq8Query};
 
 /// A scored vector: `(key, id, row)`; ordered by key, then id, then row.
 pub type Candidate = (Key, u32, u64);
@@ -107,9 +107,10 @@ impl<'a> Scanner<'a> {
         }
     }
 
-    /// Scores every vector of list `list_no` (its verified `bytes`) into
-    /// `top`: the exact key for IVF-Flat, the ADC key of the reconstruction
-    /// (list centroid plus codewords) for IVF-PQ.
+    /// Scores every vector of list `list_no` (its verified `bytes`, and its
+    /// 8-bit `screen` when the payload cache keeps one) into `top`: the
+    /// exact key for IVF-Flat, the ADC key of the reconstruction (list
+    /// centroid plus codewords) for IVF-PQ.
     ///
     /// IVF-Flat under a scorer that screens ([`Scorer::screens`]: squared
     /// L2, the query inside the data's range) first takes each vector's
@@ -118,11 +119,13 @@ impl<'a> Scanner<'a> {
     /// exact, so the skipped vector would not have been kept, and `top` ends
     /// exactly as without the screen. Only the vectors that pass pay for the
     /// `f64` key (on 384-d MiniLM lists, all but the first few of a query).
+    /// With a cached list's 8-bit `screen` ([`Sq8Query`]) the bound comes
+    /// from one byte a coordinate instead of four, the same way.
     ///
     /// # Complexity
     /// Flat: `O(count · dim)`. PQ: `O(m · ksub · dsub)` for the table, then
     /// `O(count · m)`.
-    pub fn scan(&mut self, list_no: u32, bytes: &[u8], top: &mut TopK) {
+    pub fn scan(&mut self, list_no: u32, bytes: &[u8], screen: Option<&Sq8List>, top: &mut TopK) {
         let m = &self.index.manifest;
         let e = &m.lists[list_no as usize];
         let (code_size, dim) = (m.code_size, m.dim);
@@ -135,9 +138,16 @@ impl<'a> Scanner<'a> {
         match &self.index.pq {
             None => {
                 let first = e.first_row;
-                scan_flat(self.scorer, codes, dim, &mut self.vector, top, |i| {
-                    (id(i), first + i as u64)
-                });
+                // A screen of another shape (never: it was made from these
+                // bytes) is not used.
+                let sq8 = screen
+                    .filter(|s| s.len() == count)
+                    .and_then(|s| self.scorer.sq8(s));
+                let tag = |i: usize| (id(i), first + i as u64);
+                match sq8 {
+                    Some(sq) => scan_sq8(self.scorer, &sq, codes, dim, &mut self.vector, top, tag),
+                    None => scan_flat(self.scorer, codes, dim, &mut self.vector, top, tag),
+                }
             }
             Some(pq) => {
                 let l = list_no as usize;
@@ -185,6 +195,32 @@ fn scan_flat(
             top.push(scorer.key(row), id, row_no);
         });
     }
+}
+
+/// [`scan_flat`] with the bound of a list's 8-bit screen (`sq`, prepared
+/// for this query and list) in place of the `f32` one: the same `top`.
+///
+/// # Complexity
+/// `O(rows · dim)` bytes of codes; the `f64` key (reading the row's floats)
+/// only for rows that pass.
+fn scan_sq8(
+    scorer: &Scorer,
+    sq: &Sq8Query<'_>,
+    codes: &[u8],
+    dim: usize,
+    buf: &mut [f32],
+    top: &mut TopK,
+    tag: impl Fn(usize) -> (u32, u64),
+) {
+    for_each_row(codes, dim, buf, |i, row| {
+        if let Some(worst) = top.bound()
+            && sq.lower_bound(i) > worst
+        {
+            return;
+        }
+        let (id, row_no) = tag(i);
+        top.push(scorer.key(row), id, row_no);
+    });
 }
 
 /// Calls `f(i, row)` for each row `i` of `codes`, rows of `dim`
@@ -312,6 +348,20 @@ mod tests {
                 assert_eq!(a.len(), b.len(), "{metric} k = {k}");
                 for (x, y) in a.iter().zip(&b) {
                     assert!(x == y, "{metric} k = {k}: {x:?} vs {y:?}");
+                }
+                // The cached list's 8-bit screen (squared L2): the same.
+                if metric == Metric::L2 {
+                    let list = Sq8List::encode(&rows, dim).unwrap();
+                    let sq = scorer.sq8(&list).unwrap();
+                    let mut cached = TopK::new(k);
+                    scan_sq8(&scorer, &sq, &codes, dim, &mut buf, &mut cached, |i| {
+                        ((i % 37) as u32, i as u64)
+                    });
+                    let c = cached.into_sorted();
+                    assert_eq!(c.len(), b.len(), "sq8 k = {k}");
+                    for (x, y) in c.iter().zip(&b) {
+                        assert!(x == y, "sq8 k = {k}: {x:?} vs {y:?}");
+                    }
                 }
             }
         }

@@ -45,7 +45,7 @@ use crate::store::planned::affine as planned_affine;
 use crate::store::{
     Deadline, PlannedRead, PlannedStore, PlannedStoreBuilder, StatsSnapshot, into_host,
 };
-use cache::PayloadCache;
+use cache::{CachedList, PayloadCache};
 use inflight::InFlight;
 
 /// Runs queries against one [`Index`]: routing, cache, scanning, merging;
@@ -194,7 +194,14 @@ impl Searcher {
         // fetching), each list verified by its CRC.
         lists.extend(
             self.fetch_missing(missing, params, deadline, &mut out)
-                .await?,
+                .await?
+                .into_iter()
+                .map(|(l, bytes)| {
+                    // Fetched lists are scanned once here: their screen
+                    // (made for the cache) would cost more than it saves.
+                    let screen = None;
+                    (l, CachedList { bytes, screen })
+                }),
         );
         // Scan every list into the top `want` (k, or k · rerank for PQ).
         let rerank = m.kind == IndexKind::IvfPq && params.rerank > 0;
@@ -205,8 +212,8 @@ impl Searcher {
         };
         let mut top = TopK::new(want);
         let mut scanner = Scanner::new(&self.index, &scorer);
-        for (l, bytes) in &lists {
-            scanner.scan(*l, bytes, &mut top);
+        for (l, c) in &lists {
+            scanner.scan(*l, &c.bytes, c.screen.as_deref(), &mut top);
         }
         let mut best = top.into_sorted();
         // IVF-PQ: exact distances of the candidates, read the same way.
@@ -253,7 +260,7 @@ impl Searcher {
         &self,
         probes: &[u32],
         stats: &mut QueryStats,
-    ) -> (Vec<(u32, Bytes)>, Vec<u32>) {
+    ) -> (Vec<(u32, CachedList)>, Vec<u32>) {
         let m = &self.index.manifest;
         let mut lists = Vec::with_capacity(probes.len());
         let mut missing = Vec::new();
@@ -432,7 +439,9 @@ impl Searcher {
             if let Some(c) = &self.cache.0 {
                 // Own the bytes: a slice would keep the whole merged
                 // response alive while the weigher counts only the list.
-                c.insert(l, Bytes::copy_from_slice(&part)).await;
+                let bytes = Bytes::copy_from_slice(&part);
+                let screen = self.index.screen(l, &bytes).map(Arc::new);
+                c.insert(l, CachedList { bytes, screen }).await;
             }
             lists.push((l, part));
         }

@@ -138,11 +138,43 @@ pub fn sq_dist_f32(x: &[f32], q: &[f32]) -> f32 {
     sq_dist_f32_portable(x, q)
 }
 
-/// [`sq_dist_f32_portable`] compiled for AVX.
+/// [`sq_dist_f32_portable`] in AVX intrinsics: lanes `0..8` and `8..16` in
+/// two registers, the same operations in the same order (so the same
+/// bits), the tail and the tree as the portable loop.
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx")]
 fn sq_dist_f32_avx(x: &[f32], q: &[f32]) -> f32 {
-    sq_dist_f32_portable(x, q)
+    use std::arch::x86_64::{
+        _mm256_add_ps, _mm256_loadu_ps, _mm256_mul_ps, _mm256_setzero_ps, _mm256_storeu_ps,
+        _mm256_sub_ps,
+    };
+    let n = x.len().min(q.len());
+    let full = n - n % LANES32;
+    let (mut lo, mut hi) = (_mm256_setzero_ps(), _mm256_setzero_ps());
+    let mut b = 0;
+    while b < full {
+        // SAFETY: `b + 16 <= full <= n`, the length of both slices.
+        unsafe {
+            let d_lo = _mm256_sub_ps(
+                _mm256_loadu_ps(x.as_ptr().add(b)),
+                _mm256_loadu_ps(q.as_ptr().add(b)),
+            );
+            let d_hi = _mm256_sub_ps(
+                _mm256_loadu_ps(x.as_ptr().add(b + 8)),
+                _mm256_loadu_ps(q.as_ptr().add(b + 8)),
+            );
+            lo = _mm256_add_ps(lo, _mm256_mul_ps(d_lo, d_lo));
+            hi = _mm256_add_ps(hi, _mm256_mul_ps(d_hi, d_hi));
+        }
+        b += LANES32;
+    }
+    let mut acc = [0f32; LANES32];
+    // SAFETY: `acc` holds 16 floats: 8 from its start, 8 from index 8.
+    unsafe {
+        _mm256_storeu_ps(acc.as_mut_ptr(), lo);
+        _mm256_storeu_ps(acc.as_mut_ptr().add(8), hi);
+    }
+    sq_finish(acc, &x[full..n], &q[full..n])
 }
 
 /// The loop of [`sq_dist_f32`] for the baseline target.
@@ -157,7 +189,14 @@ pub(super) fn sq_dist_f32_portable(x: &[f32], q: &[f32]) -> f32 {
             acc[l] += d * d;
         }
     }
-    for (l, (a, b)) in tx.iter().zip(tq).enumerate() {
+    sq_finish(acc, tx, tq)
+}
+
+/// [`sq_dist_f32`]'s tail (fewer than 16 terms, to lanes `0, 1, …`) and
+/// its tree `l += l + w` for `w = 8, 4, 2, 1`.
+#[inline(always)]
+fn sq_finish(mut acc: [f32; LANES32], x: &[f32], q: &[f32]) -> f32 {
+    for (l, (a, b)) in x.iter().zip(q).enumerate() {
         let d = a - b;
         acc[l] += d * d;
     }
@@ -207,11 +246,48 @@ pub fn dot_f32(x: &[f32], q: &[f32]) -> (f32, f32) {
     dot_f32_portable(x, q)
 }
 
-/// [`dot_f32_portable`] compiled for AVX.
+/// [`dot_f32_portable`] in AVX intrinsics (as [`sq_dist_f32_avx`]; `|p|`
+/// by clearing the sign bit, as `f32::abs`).
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx")]
 fn dot_f32_avx(x: &[f32], q: &[f32]) -> (f32, f32) {
-    dot_f32_portable(x, q)
+    use std::arch::x86_64::{
+        _mm256_add_ps, _mm256_andnot_ps, _mm256_loadu_ps, _mm256_mul_ps, _mm256_set1_ps,
+        _mm256_setzero_ps, _mm256_storeu_ps,
+    };
+    let n = x.len().min(q.len());
+    let full = n - n % LANES32;
+    let sign = _mm256_set1_ps(-0.0);
+    let (mut lo, mut hi) = (_mm256_setzero_ps(), _mm256_setzero_ps());
+    let (mut alo, mut ahi) = (_mm256_setzero_ps(), _mm256_setzero_ps());
+    let mut b = 0;
+    while b < full {
+        // SAFETY: `b + 16 <= full <= n`, the length of both slices.
+        unsafe {
+            let p_lo = _mm256_mul_ps(
+                _mm256_loadu_ps(x.as_ptr().add(b)),
+                _mm256_loadu_ps(q.as_ptr().add(b)),
+            );
+            let p_hi = _mm256_mul_ps(
+                _mm256_loadu_ps(x.as_ptr().add(b + 8)),
+                _mm256_loadu_ps(q.as_ptr().add(b + 8)),
+            );
+            lo = _mm256_add_ps(lo, p_lo);
+            hi = _mm256_add_ps(hi, p_hi);
+            alo = _mm256_add_ps(alo, _mm256_andnot_ps(sign, p_lo));
+            ahi = _mm256_add_ps(ahi, _mm256_andnot_ps(sign, p_hi));
+        }
+        b += LANES32;
+    }
+    let (mut acc, mut abs) = ([0f32; LANES32], [0f32; LANES32]);
+    // SAFETY: each array holds 16 floats: 8 from its start, 8 from index 8.
+    unsafe {
+        _mm256_storeu_ps(acc.as_mut_ptr(), lo);
+        _mm256_storeu_ps(acc.as_mut_ptr().add(8), hi);
+        _mm256_storeu_ps(abs.as_mut_ptr(), alo);
+        _mm256_storeu_ps(abs.as_mut_ptr().add(8), ahi);
+    }
+    dot_finish(acc, abs, &x[full..n], &q[full..n])
 }
 
 /// The loop of [`dot_f32`] for the baseline target.
@@ -228,7 +304,18 @@ pub(super) fn dot_f32_portable(x: &[f32], q: &[f32]) -> (f32, f32) {
             abs[l] += p.abs();
         }
     }
-    for (l, (a, b)) in tx.iter().zip(tq).enumerate() {
+    dot_finish(acc, abs, tx, tq)
+}
+
+/// [`dot_f32`]'s tail and tree, as [`sq_finish`].
+#[inline(always)]
+fn dot_finish(
+    mut acc: [f32; LANES32],
+    mut abs: [f32; LANES32],
+    x: &[f32],
+    q: &[f32],
+) -> (f32, f32) {
+    for (l, (a, b)) in x.iter().zip(q).enumerate() {
         let p = a * b;
         acc[l] += p;
         abs[l] += p.abs();

@@ -130,6 +130,12 @@ impl L2Query {
         }
     }
 
+    /// The query as given when no coordinate is far (the key is then
+    /// `sq_dist(x, q)`), else `None`.
+    pub fn query_f32(&self) -> Option<&[f32]> {
+        self.q32.as_deref()
+    }
+
     /// Whether [`L2Query::lower_bound`] screens (no coordinate is far).
     pub fn screens(&self) -> bool {
         self.q32.is_some()

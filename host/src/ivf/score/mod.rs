@@ -17,6 +17,7 @@ mod ip;
 mod kernel;
 mod key;
 mod l2;
+mod sq8;
 
 pub use ip::IpQuery;
 pub use kernel::{
@@ -24,6 +25,7 @@ pub use kernel::{
 };
 pub use key::Key;
 pub use l2::{AdcTable, L2Query};
+pub use sq8::{Sq8List, Sq8Query, sq8_dist};
 
 use super::distance::Proximity;
 use crate::error::Result;
@@ -154,6 +156,16 @@ impl Scorer {
         match self {
             Self::L2(s) => s.lower_bound(x),
             Self::Ip(s) => s.lower_bound(x),
+        }
+    }
+
+    /// The query prepared for `list`'s 8-bit screen ([`Sq8Query`]): squared
+    /// L2 with no far coordinate only; `None` otherwise, or when the query
+    /// lies beyond `f32` of the list. `O(d)`.
+    pub fn sq8<'a>(&self, list: &'a Sq8List) -> Option<Sq8Query<'a>> {
+        match self {
+            Self::L2(s) => s.query_f32().and_then(|q| Sq8Query::new(q, list)),
+            Self::Ip(_) => None,
         }
     }
 

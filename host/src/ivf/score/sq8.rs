@@ -1,0 +1,419 @@
+//! An 8-bit screen of a cached IVF-Flat list: a quarter of the bytes a
+//! scan has to read, and a rigorous lower bound on each vector's squared L2
+//! key, so that a scan keys in `f64` only the vectors that could be kept.
+//!
+//! A warm scan (every probed list in the payload cache) reads each vector's
+//! `4·d` bytes once per query and is bound by memory bandwidth, not by
+//! arithmetic: the `f32` screen ([`super::sq_dist_f32`]) already costs the
+//! time of reading the floats. The cache therefore keeps, beside each list,
+//! its scalar quantization ([`Sq8List`]): per coordinate `j` of the list the
+//! smallest value `lo_j` and a step `σ_j = (hi_j − lo_j)/255`, each vector as
+//! `d` one-byte codes `c_ij = round((x_ij − lo_j)/σ_j)`, so that
+//! `x̂_ij = lo_j + σ_j·c_ij` (a real number), and each vector's distance to
+//! its reconstruction rounded up, `ρ_i ≥ ‖x_i − x̂_i‖`.
+//!
+//! # The bound
+//! For a query `q`, let `w_j = q_j − lo_j` and `δ_i = q − x̂_i`, so
+//! `δ_ij = w_j − σ_j·c_ij`. By the triangle inequality
+//!
+//! ```text
+//! ‖q − x_i‖ ≥ ‖δ_i‖ − ρ_i.
+//! ```
+//!
+//! The scan computes `s_i = Σ_j fl(w̃_j − fl(σ_j·c_ij))²` in `f32` with
+//! `w̃_j = fl₃₂(w_j)` ([`sq8_dist`]). Each computed difference is
+//! `(δ_ij + ε_j)(1 + θ)`, `|θ| ≤ u = 2⁻²⁴`, with `|ε_j| ≤ E_j = 1.01·u·(|w_j|
+//! + 255·σ_j) + 2⁻¹⁴⁹` (the rounding of `w̃_j` and of the product,
+//! whatever the code, or its underflow), so `‖δ_i + ε‖² ≥ (s_i − η)(1 − Δ)` with `(Δ, η)` the `f32` sum's
+//! error ([`super::sq_dist_f32_error`]) widened by two roundings, and
+//!
+//! ```text
+//! ‖q − x_i‖ ≥ L_i = √((s_i − η)(1 − Δ)) − ‖E‖ − ρ_i,
+//! key_i = sq_dist(x_i, q) ≥ (1 − δ₆₄)·L_i²   (L_i > 0).
+//! ```
+//!
+//! `‖E‖` is one number per query and list ([`Sq8Query`]). A vector whose
+//! bound exceeds the worst key a scan keeps is not kept, whatever its exact
+//! key; the others are keyed exactly, so the screen never changes the
+//! answer.
+//!
+//! # Bounds
+//! A screen costs `d + 4` bytes a vector and `8·d` a list (beside the list's
+//! `4·d + 4` a vector); the payload cache counts them in its capacity. A
+//! list whose values or steps are not finite in `f32` gets no screen (it is
+//! scanned as before).
+
+use super::kernel::{sq_dist_error, sq_dist_f32_error};
+
+/// Codes of one byte: `0..=255`.
+const LEVELS: f64 = 255.0;
+
+/// Unit roundoff of `f32`.
+const U32: f64 = 1.0 / 16_777_216.0;
+
+/// The 8-bit screen of one IVF-Flat list (module docs).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Sq8List {
+    dim: usize,
+    /// `lo_j`, per coordinate.
+    lo: Vec<f32>,
+    /// `σ_j`, per coordinate (`0` where the list is constant there).
+    step: Vec<f32>,
+    /// `c_ij`, `count × dim`.
+    codes: Vec<u8>,
+    /// `ρ_i ≥ ‖x_i − x̂_i‖`, per vector.
+    err: Vec<f32>,
+}
+
+impl Sq8List {
+    /// Quantizes `rows` (`count × dim` values, row-major). `None` when the
+    /// list is empty, `dim` is 0, or a value, step or residual is not
+    /// finite in `f32` (such a list is scanned without a screen).
+    ///
+    /// # Complexity
+    /// `O(count·d)` time, `count·(d + 4) + 8·d` bytes.
+    pub fn encode(rows: &[f32], dim: usize) -> Option<Self> {
+        if dim == 0 || rows.is_empty() || !rows.len().is_multiple_of(dim) {
+            return None;
+        }
+        if rows.iter().any(|x| !x.is_finite()) {
+            return None;
+        }
+        let mut lo = vec![f32::INFINITY; dim];
+        let mut hi = vec![f32::NEG_INFINITY; dim];
+        for row in rows.chunks_exact(dim) {
+            for (j, &x) in row.iter().enumerate() {
+                lo[j] = lo[j].min(x);
+                hi[j] = hi[j].max(x);
+            }
+        }
+        let step: Vec<f32> = lo
+            .iter()
+            .zip(&hi)
+            .map(|(&l, &h)| ((f64::from(h) - f64::from(l)) / LEVELS) as f32)
+            .collect();
+        if step.iter().any(|s| !s.is_finite()) {
+            return None;
+        }
+        let count = rows.len() / dim;
+        let mut codes = Vec::with_capacity(rows.len());
+        let mut err = Vec::with_capacity(count);
+        for row in rows.chunks_exact(dim) {
+            // The residual in f64: each term within 2⁻⁵² of |x| + |lo| +
+            // 255·σ (one rounding of the product, one of each difference),
+            // which `slack` bounds for the whole row.
+            let mut sum = 0.0f64;
+            let mut scale = 0.0f64;
+            for j in 0..dim {
+                let (x, l, s) = (f64::from(row[j]), f64::from(lo[j]), f64::from(step[j]));
+                let c = if s > 0.0 {
+                    ((x - l) / s).round().clamp(0.0, LEVELS)
+                } else {
+                    0.0
+                };
+                codes.push(c as u8);
+                let r = x - (l + s * c);
+                sum += r * r;
+                scale = scale.max(x.abs() + l.abs() + s * LEVELS);
+            }
+            let slack = (dim as f64).sqrt() * scale * 4.0 * f64::EPSILON;
+            let rho = (sum.sqrt() * (1.0 + 1e-12) + slack) as f32;
+            // Rounded up to the next `f32` when the cast went down.
+            let rho = if f64::from(rho) < sum.sqrt() + slack {
+                rho.next_up()
+            } else {
+                rho
+            };
+            if !rho.is_finite() {
+                return None;
+            }
+            err.push(rho);
+        }
+        Some(Self {
+            dim,
+            lo,
+            step,
+            codes,
+            err,
+        })
+    }
+
+    /// Vectors in the list.
+    pub fn len(&self) -> usize {
+        self.err.len()
+    }
+
+    /// Whether the list holds no vector (never: `encode` refuses it).
+    pub fn is_empty(&self) -> bool {
+        self.err.is_empty()
+    }
+
+    /// Bytes the screen holds: `count·(d + 4) + 8·d`.
+    pub fn size_bytes(&self) -> usize {
+        self.codes.len() + 4 * self.err.len() + 8 * self.dim
+    }
+}
+
+/// A query prepared for one list's screen: `w̃ = fl₃₂(q − lo)`, `‖E‖` and
+/// the error constants (module docs). `O(d)` to make.
+#[derive(Debug, Clone)]
+pub struct Sq8Query<'a> {
+    list: &'a Sq8List,
+    w: Vec<f32>,
+    /// `‖E‖`, rounded up.
+    e_norm: f64,
+    /// `(Δ, η)` of the `f32` sum, and `δ₆₄` of the exact key.
+    sum_err: (f64, f64),
+    key_err: f64,
+}
+
+impl<'a> Sq8Query<'a> {
+    /// Prepares the query `q` (no far coordinate: see
+    /// [`super::L2Query::screens`]) for `list`. `None` when `q − lo` does
+    /// not fit `f32`.
+    pub fn new(q: &[f32], list: &'a Sq8List) -> Option<Self> {
+        debug_assert_eq!(q.len(), list.dim);
+        let mut w = Vec::with_capacity(q.len());
+        let mut e2 = 0.0f64;
+        for ((&qj, &l), &s) in q.iter().zip(&list.lo).zip(&list.step) {
+            let w64 = f64::from(qj) - f64::from(l);
+            let w32 = w64 as f32;
+            if !w32.is_finite() {
+                return None;
+            }
+            w.push(w32);
+            // 2⁻¹⁴⁹: a product that underflows is off by up to 2⁻¹⁵⁰.
+            let e = 1.01 * U32 * (w64.abs() * (1.0 + 4.0 * U32) + LEVELS * f64::from(s))
+                + 2f64.powi(-149);
+            e2 += e * e;
+        }
+        let (d32, eta) = sq_dist_f32_error(q.len());
+        Some(Self {
+            list,
+            w,
+            e_norm: e2.sqrt() * (1.0 + 1e-9),
+            // Two more roundings (of the difference's inputs) than the
+            // plain f32 sum, and the ones of this bound's own arithmetic.
+            sum_err: (d32 + 3.0 * U32, eta),
+            key_err: sq_dist_error(q.len()) + 2f64.powi(-46),
+        })
+    }
+
+    /// A lower bound on vector `i`'s squared L2 key (module docs); `−∞`
+    /// when the screen says nothing (`L_i ≤ 0`, or the `f32` sum
+    /// overflowed).
+    ///
+    /// # Complexity
+    /// `O(d)`, reading `d` bytes of codes.
+    #[inline]
+    pub fn lower_bound(&self, i: usize) -> f64 {
+        let d = self.list.dim;
+        let s = sq8_dist(
+            &self.list.codes[i * d..(i + 1) * d],
+            &self.w,
+            &self.list.step,
+        );
+        if !s.is_finite() {
+            return f64::NEG_INFINITY;
+        }
+        let (delta, eta) = self.sum_err;
+        let t = (f64::from(s) - eta) * (1.0 - delta);
+        if t <= 0.0 {
+            return f64::NEG_INFINITY;
+        }
+        let l = t.sqrt() * (1.0 - 2f64.powi(-50)) - self.e_norm - f64::from(self.list.err[i]);
+        if l <= 0.0 {
+            return f64::NEG_INFINITY;
+        }
+        l * l * (1.0 - self.key_err)
+    }
+}
+
+/// `Σ_j (w_j − σ_j·c_j)²` in `f32`: sixteen lanes, the tail to lanes `0, 1,
+/// …`, one fixed reduction tree, no fused multiply-add (the same bits on
+/// every machine). `O(d)`.
+#[inline]
+pub fn sq8_dist(codes: &[u8], w: &[f32], step: &[f32]) -> f32 {
+    debug_assert!(codes.len() == w.len() && w.len() == step.len());
+    #[cfg(target_arch = "x86_64")]
+    if std::arch::is_x86_feature_detected!("avx2") {
+        // SAFETY: the CPU supports AVX2 (checked just above).
+        return unsafe { sq8_dist_avx2(codes, w, step) };
+    }
+    sq8_dist_portable(codes, w, step)
+}
+
+/// [`sq8_dist_portable`] in AVX2 intrinsics: lanes `0..8` and `8..16` in
+/// two registers, the same operations in the same order (so the same
+/// bits), the tail and the tree as the portable loop.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2")]
+fn sq8_dist_avx2(codes: &[u8], w: &[f32], step: &[f32]) -> f32 {
+    use std::arch::x86_64::{
+        __m128i, _mm_loadu_si128, _mm_srli_si128, _mm256_add_ps, _mm256_cvtepi32_ps,
+        _mm256_cvtepu8_epi32, _mm256_loadu_ps, _mm256_mul_ps, _mm256_setzero_ps, _mm256_storeu_ps,
+        _mm256_sub_ps,
+    };
+    let n = codes.len().min(w.len()).min(step.len());
+    let full = n - n % LANES;
+    let (mut lo, mut hi) = (_mm256_setzero_ps(), _mm256_setzero_ps());
+    let mut b = 0;
+    while b < full {
+        // SAFETY: `b + 16 <= full <= n`, the length of all three slices,
+        // so every unaligned load reads inside them.
+        unsafe {
+            let c = _mm_loadu_si128(codes.as_ptr().add(b).cast::<__m128i>());
+            let c_lo = _mm256_cvtepi32_ps(_mm256_cvtepu8_epi32(c));
+            let c_hi = _mm256_cvtepi32_ps(_mm256_cvtepu8_epi32(_mm_srli_si128::<8>(c)));
+            let d_lo = _mm256_sub_ps(
+                _mm256_loadu_ps(w.as_ptr().add(b)),
+                _mm256_mul_ps(_mm256_loadu_ps(step.as_ptr().add(b)), c_lo),
+            );
+            let d_hi = _mm256_sub_ps(
+                _mm256_loadu_ps(w.as_ptr().add(b + 8)),
+                _mm256_mul_ps(_mm256_loadu_ps(step.as_ptr().add(b + 8)), c_hi),
+            );
+            lo = _mm256_add_ps(lo, _mm256_mul_ps(d_lo, d_lo));
+            hi = _mm256_add_ps(hi, _mm256_mul_ps(d_hi, d_hi));
+        }
+        b += LANES;
+    }
+    let mut acc = [0f32; LANES];
+    // SAFETY: `acc` holds 16 floats: 8 from its start, 8 from index 8.
+    unsafe {
+        _mm256_storeu_ps(acc.as_mut_ptr(), lo);
+        _mm256_storeu_ps(acc.as_mut_ptr().add(8), hi);
+    }
+    finish(acc, &codes[full..n], &w[full..n], &step[full..n])
+}
+
+/// Lanes of [`sq8_dist`].
+const LANES: usize = 16;
+
+/// The loop of [`sq8_dist`] for the baseline target.
+#[inline(always)]
+fn sq8_dist_portable(codes: &[u8], w: &[f32], step: &[f32]) -> f32 {
+    let mut acc = [0f32; LANES];
+    let (cc, cw, cs) = (
+        codes.chunks_exact(LANES),
+        w.chunks_exact(LANES),
+        step.chunks_exact(LANES),
+    );
+    let (tc, tw, ts) = (cc.remainder(), cw.remainder(), cs.remainder());
+    for ((c, w), s) in cc.zip(cw).zip(cs) {
+        for l in 0..LANES {
+            let d = w[l] - s[l] * f32::from(c[l]);
+            acc[l] += d * d;
+        }
+    }
+    finish(acc, tc, tw, ts)
+}
+
+/// Adds the tail (fewer than 16 terms) to lanes `0, 1, …` and reduces the
+/// lanes by the fixed tree `l += l + w` for `w = 8, 4, 2, 1`.
+#[inline(always)]
+fn finish(mut acc: [f32; LANES], codes: &[u8], w: &[f32], step: &[f32]) -> f32 {
+    for (l, ((c, w), s)) in codes.iter().zip(w).zip(step).enumerate() {
+        let d = w - s * f32::from(*c);
+        acc[l] += d * d;
+    }
+    let mut width = LANES;
+    while width > 1 {
+        width /= 2;
+        for l in 0..width {
+            acc[l] += acc[l + width];
+        }
+    }
+    acc[0]
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::sq_dist;
+    use super::*;
+
+    fn rows(n: usize, dim: usize, seed: u64, scale: f32) -> Vec<f32> {
+        let mut state = seed;
+        (0..n * dim)
+            .map(|_| {
+                state = state
+                    .wrapping_mul(6_364_136_223_846_793_005)
+                    .wrapping_add(1_442_695_040_888_963_407);
+                scale * (((state >> 40) as f32 / (1u64 << 24) as f32) - 0.5)
+            })
+            .collect()
+    }
+
+    #[test]
+    fn the_bound_never_exceeds_the_key_and_is_tight_enough_to_prune() {
+        for (dim, scale) in [(384, 0.1f32), (128, 100.0), (7, 1e-20), (33, 1e12)] {
+            let data = rows(300, dim, 3, scale);
+            let list = Sq8List::encode(&data, dim).unwrap();
+            assert_eq!(list.len(), 300);
+            assert_eq!(list.size_bytes(), 300 * (dim + 4) + 8 * dim);
+            for (k, q) in rows(5, dim, 9, scale).chunks_exact(dim).enumerate() {
+                let sq = Sq8Query::new(q, &list).unwrap();
+                let r: Vec<f64> = q.iter().map(|&v| f64::from(v)).collect();
+                let mut pruned = 0;
+                for (i, x) in data.chunks_exact(dim).enumerate() {
+                    let (lb, key) = (sq.lower_bound(i), sq_dist(x, &r));
+                    assert!(lb <= key, "dim {dim} q {k} row {i}: {lb} > {key}");
+                    pruned += usize::from(lb > 0.5 * key);
+                }
+                // On 384-d data the 8-bit bound is within a few % of the key.
+                if dim >= 128 {
+                    assert!(
+                        pruned > 290,
+                        "dim {dim}: only {pruned} of 300 bounds near their key"
+                    );
+                }
+            }
+            // The query at a vector: the bound is at most 0.
+            let x0 = &data[..dim];
+            let sq = Sq8Query::new(x0, &list).unwrap();
+            assert_eq!(sq.lower_bound(0), f64::NEG_INFINITY);
+        }
+    }
+
+    #[test]
+    fn constant_coordinates_and_single_vectors_are_exact_in_the_codes() {
+        let data = [1.5f32, -2.0, 1.5, 3.0, 1.5, 7.0];
+        let list = Sq8List::encode(&data, 2).unwrap();
+        assert_eq!(list.step[0], 0.0);
+        let one = Sq8List::encode(&data[..2], 2).unwrap();
+        // Exact codes: only the rounding slack is left of the residual.
+        assert!(one.err[0] < 1e-13, "{:?}", one.err);
+        let sq = Sq8Query::new(&[0.0, 0.0], &one).unwrap();
+        let key = sq_dist(&data[..2], &[0.0, 0.0]);
+        let lb = sq.lower_bound(0);
+        assert!(lb <= key && lb > 0.999 * key, "{lb} vs {key}");
+    }
+
+    #[test]
+    fn refuses_what_it_cannot_bound() {
+        assert!(Sq8List::encode(&[], 4).is_none());
+        assert!(Sq8List::encode(&[1.0, 2.0], 0).is_none());
+        assert!(Sq8List::encode(&[1.0, f32::NAN], 2).is_none());
+        let list = Sq8List::encode(&[-3e38, 0.0, 3e38, 0.0], 2).unwrap();
+        // A query far outside: q − lo overflows f32, so no prepared query.
+        assert!(Sq8Query::new(&[3.4e38, 0.0], &list).is_none());
+    }
+
+    #[test]
+    fn every_path_gives_the_same_bits() {
+        for n in [0, 1, 15, 16, 17, 45, 384] {
+            let w = rows(1, n, 5, 3.0);
+            let s: Vec<f32> = rows(1, n, 6, 0.1).iter().map(|x| x.abs()).collect();
+            let c: Vec<u8> = (0..n).map(|i| (i as u8).wrapping_mul(37)).collect();
+            assert_eq!(
+                sq8_dist(&c, &w, &s).to_bits(),
+                sq8_dist_portable(&c, &w, &s).to_bits(),
+                "n = {n}"
+            );
+            let direct: f64 = (0..n)
+                .map(|j| (f64::from(w[j]) - f64::from(s[j]) * f64::from(c[j])).powi(2))
+                .sum();
+            assert!((f64::from(sq8_dist(&c, &w, &s)) - direct).abs() <= 1e-4 * direct.max(1e-30));
+        }
+    }
+}
