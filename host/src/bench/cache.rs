@@ -3,7 +3,7 @@
 //!
 //! The cache is the query path's payload cache: a [moka] cache of whole
 //! cluster payloads (key: list number), weighed by their bytes (and, for
-//! IVF-Flat under squared L2, their 8-bit screens), with moka's
+//! IVF-Flat under squared L2, the 8-bit screens of lists hit twice), with moka's
 //! default policy — TinyLFU admission (a count-min sketch of the access
 //! frequency of every key seen, cached or not; a new list is admitted only
 //! when it is estimated to be accessed more often than the LRU victim it
@@ -36,8 +36,8 @@ pub enum CacheSize {
     Mib(u64),
     /// A percentage (0–100) of the payload object's bytes.
     Percent(f64),
-    /// Room for every list: twice the payload's bytes (each cached list is
-    /// kept with its 8-bit screen, at most `d + 4` bytes a vector and `8·d`
+    /// Room for every list: twice the payload's bytes (a cached list hit
+    /// twice is kept with its 8-bit screen, `d + 4` bytes a vector and `8·d`
     /// a list beside its `4·d + 4` a vector, so no list is evicted).
     All,
 }

@@ -148,19 +148,34 @@ impl Index {
     }
 
     /// The 8-bit screen of list `list_no` from its verified `bytes`
-    /// ([`Sq8List`]), for the payload cache: IVF-Flat under squared L2
-    /// only, `None` otherwise or when the list cannot be screened.
+    /// ([`Sq8List`]), for the payload cache (made at a list's second hit):
+    /// IVF-Flat under squared L2 only, `None` otherwise or when the list
+    /// cannot be screened.
     ///
     /// # Complexity
     /// `O(count · dim)`.
     pub fn screen(&self, list_no: u32, bytes: &[u8]) -> Option<Sq8List> {
-        if self.pq.is_some() || self.metric != Metric::L2 {
+        if !self.screens() {
             return None;
         }
         let m = &self.manifest;
         let count = m.lists.get(list_no as usize)?.count as usize;
         let codes = bytes.get(..count.checked_mul(m.code_size)?)?;
+        #[cfg(target_endian = "little")]
+        {
+            // SAFETY: every bit pattern is a valid `f32`, and `align_to`
+            // hands out only the part of `codes` aligned for it.
+            let (head, rows, tail) = unsafe { codes.align_to::<f32>() };
+            if head.is_empty() && tail.is_empty() {
+                return Sq8List::encode(rows, m.dim);
+            }
+        }
         Sq8List::encode(&f32s(codes), m.dim)
+    }
+
+    /// Whether cached lists get an 8-bit screen: IVF-Flat under squared L2.
+    fn screens(&self) -> bool {
+        self.pq.is_none() && self.metric == Metric::L2
     }
 
     /// The `nprobe` lists nearest to `q` (ascending distance, ties to the

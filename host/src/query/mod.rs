@@ -196,12 +196,7 @@ impl Searcher {
             self.fetch_missing(missing, params, deadline, &mut out)
                 .await?
                 .into_iter()
-                .map(|(l, bytes)| {
-                    // Fetched lists are scanned once here: their screen
-                    // (made for the cache) would cost more than it saves.
-                    let screen = None;
-                    (l, CachedList { bytes, screen })
-                }),
+                .map(|(l, bytes)| (l, CachedList::new(bytes))),
         );
         // Scan every list into the top `want` (k, or k · rerank for PQ).
         let rerank = m.kind == IndexKind::IvfPq && params.rerank > 0;
@@ -255,7 +250,9 @@ impl Searcher {
     }
 
     /// Splits `probes` into cached lists and the non-empty missing ones
-    /// (sorted by payload offset).
+    /// (sorted by payload offset). A cached list at its
+    /// [`cache::SCREEN_AFTER_HITS`]-th hit gets its 8-bit screen here
+    /// (`O(count · dim)` once per list).
     async fn cached(
         &self,
         probes: &[u32],
@@ -266,13 +263,25 @@ impl Searcher {
         let mut missing = Vec::new();
         for &l in probes {
             let hit = match &self.cache.0 {
-                Some(c) => c.get(&l).await,
+                Some(c) => match c.get(&l).await {
+                    // A list hit often enough gets its screen, and the
+                    // cache the entry holding it (weighed with it).
+                    Some(e) if e.hit() => match self.index.screen(l, &e.bytes) {
+                        Some(s) => {
+                            let e = e.with_screen(s);
+                            c.insert(l, e.clone()).await;
+                            Some(e)
+                        }
+                        None => Some(e),
+                    },
+                    e => e,
+                },
                 None => None,
             };
             match hit {
-                Some(b) => {
+                Some(e) => {
                     stats.cache_hits += 1;
-                    lists.push((l, b));
+                    lists.push((l, e));
                 }
                 None if m.lists[l as usize].len > 0 => missing.push(l),
                 None => {}
@@ -440,8 +449,7 @@ impl Searcher {
                 // Own the bytes: a slice would keep the whole merged
                 // response alive while the weigher counts only the list.
                 let bytes = Bytes::copy_from_slice(&part);
-                let screen = self.index.screen(l, &bytes).map(Arc::new);
-                c.insert(l, CachedList { bytes, screen }).await;
+                c.insert(l, CachedList::new(bytes)).await;
             }
             lists.push((l, part));
         }
