@@ -13,8 +13,9 @@
 /// registers) keep the loop vectorized.
 const LANES: usize = 8;
 
-/// Lanes of the `f32` screen ([`sq_dist_f32`]): two AVX registers.
-const LANES32: usize = 16;
+/// Lanes of the `f32` screens ([`sq_dist_f32`], [`dot_f32`],
+/// [`super::sq8_dist`]): two AVX registers.
+pub(super) const LANES32: usize = 16;
 
 /// `Σ_i (x_i − r_i)²` in `f64`, `x_i` widened exactly.
 ///
@@ -145,8 +146,7 @@ pub fn sq_dist_f32(x: &[f32], q: &[f32]) -> f32 {
 #[target_feature(enable = "avx")]
 fn sq_dist_f32_avx(x: &[f32], q: &[f32]) -> f32 {
     use std::arch::x86_64::{
-        _mm256_add_ps, _mm256_loadu_ps, _mm256_mul_ps, _mm256_setzero_ps, _mm256_storeu_ps,
-        _mm256_sub_ps,
+        _mm256_add_ps, _mm256_loadu_ps, _mm256_mul_ps, _mm256_setzero_ps, _mm256_sub_ps,
     };
     let n = x.len().min(q.len());
     let full = n - n % LANES32;
@@ -168,13 +168,7 @@ fn sq_dist_f32_avx(x: &[f32], q: &[f32]) -> f32 {
         }
         b += LANES32;
     }
-    let mut acc = [0f32; LANES32];
-    // SAFETY: `acc` holds 16 floats: 8 from its start, 8 from index 8.
-    unsafe {
-        _mm256_storeu_ps(acc.as_mut_ptr(), lo);
-        _mm256_storeu_ps(acc.as_mut_ptr().add(8), hi);
-    }
-    sq_finish(acc, &x[full..n], &q[full..n])
+    sq_finish(spill16(lo, hi), &x[full..n], &q[full..n])
 }
 
 /// The loop of [`sq_dist_f32`] for the baseline target.
@@ -193,13 +187,21 @@ pub(super) fn sq_dist_f32_portable(x: &[f32], q: &[f32]) -> f32 {
 }
 
 /// [`sq_dist_f32`]'s tail (fewer than 16 terms, to lanes `0, 1, …`) and
-/// its tree `l += l + w` for `w = 8, 4, 2, 1`.
+/// its tree ([`reduce16`]).
 #[inline(always)]
 fn sq_finish(mut acc: [f32; LANES32], x: &[f32], q: &[f32]) -> f32 {
     for (l, (a, b)) in x.iter().zip(q).enumerate() {
         let d = a - b;
         acc[l] += d * d;
     }
+    reduce16(acc)
+}
+
+/// The sixteen lanes of the `f32` loops summed by one fixed tree: `l +=
+/// l + w` for `w = 8, 4, 2, 1` (the order every path of every loop uses,
+/// so that all give the same bits). `O(1)`.
+#[inline(always)]
+pub(super) fn reduce16(mut acc: [f32; LANES32]) -> f32 {
     let mut w = LANES32;
     while w > 1 {
         w /= 2;
@@ -208,6 +210,23 @@ fn sq_finish(mut acc: [f32; LANES32], x: &[f32], q: &[f32]) -> f32 {
         }
     }
     acc[0]
+}
+
+/// Lanes `0..8` (`lo`) and `8..16` (`hi`) of an AVX loop, as an array.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx")]
+pub(super) fn spill16(
+    lo: std::arch::x86_64::__m256,
+    hi: std::arch::x86_64::__m256,
+) -> [f32; LANES32] {
+    use std::arch::x86_64::_mm256_storeu_ps;
+    let mut acc = [0f32; LANES32];
+    // SAFETY: `acc` holds 16 floats: 8 from its start, 8 from index 8.
+    unsafe {
+        _mm256_storeu_ps(acc.as_mut_ptr(), lo);
+        _mm256_storeu_ps(acc.as_mut_ptr().add(8), hi);
+    }
+    acc
 }
 
 /// `(δ, η)` bounding [`sq_dist_f32`] over `n` terms from above:
@@ -253,7 +272,7 @@ pub fn dot_f32(x: &[f32], q: &[f32]) -> (f32, f32) {
 fn dot_f32_avx(x: &[f32], q: &[f32]) -> (f32, f32) {
     use std::arch::x86_64::{
         _mm256_add_ps, _mm256_andnot_ps, _mm256_loadu_ps, _mm256_mul_ps, _mm256_set1_ps,
-        _mm256_setzero_ps, _mm256_storeu_ps,
+        _mm256_setzero_ps,
     };
     let n = x.len().min(q.len());
     let full = n - n % LANES32;
@@ -279,15 +298,7 @@ fn dot_f32_avx(x: &[f32], q: &[f32]) -> (f32, f32) {
         }
         b += LANES32;
     }
-    let (mut acc, mut abs) = ([0f32; LANES32], [0f32; LANES32]);
-    // SAFETY: each array holds 16 floats: 8 from its start, 8 from index 8.
-    unsafe {
-        _mm256_storeu_ps(acc.as_mut_ptr(), lo);
-        _mm256_storeu_ps(acc.as_mut_ptr().add(8), hi);
-        _mm256_storeu_ps(abs.as_mut_ptr(), alo);
-        _mm256_storeu_ps(abs.as_mut_ptr().add(8), ahi);
-    }
-    dot_finish(acc, abs, &x[full..n], &q[full..n])
+    dot_finish(spill16(lo, hi), spill16(alo, ahi), &x[full..n], &q[full..n])
 }
 
 /// The loop of [`dot_f32`] for the baseline target.
@@ -320,15 +331,7 @@ fn dot_finish(
         acc[l] += p;
         abs[l] += p.abs();
     }
-    let mut w = LANES32;
-    while w > 1 {
-        w /= 2;
-        for l in 0..w {
-            acc[l] += acc[l + w];
-            abs[l] += abs[l + w];
-        }
-    }
-    (acc[0], abs[0])
+    (reduce16(acc), reduce16(abs))
 }
 
 /// `(δ, η)` of [`dot_f32`] over `n` terms: `δ = 1.01·(⌈n/16⌉ + 6)·2⁻²⁴`

@@ -43,7 +43,9 @@
 //! list whose values or steps are not finite in `f32` gets no screen (it is
 //! scanned as before).
 
-use super::kernel::{sq_dist_error, sq_dist_f32_error};
+#[cfg(target_arch = "x86_64")]
+use super::kernel::spill16;
+use super::kernel::{LANES32 as LANES, reduce16, sq_dist_error, sq_dist_f32_error};
 
 /// Codes of one byte: `0..=255`.
 const LEVELS: f64 = 255.0;
@@ -308,8 +310,7 @@ pub fn sq8_dist(codes: &[u8], w: &[f32], step: &[f32]) -> f32 {
 fn sq8_dist_avx2(codes: &[u8], w: &[f32], step: &[f32]) -> f32 {
     use std::arch::x86_64::{
         __m128i, _mm_loadu_si128, _mm_srli_si128, _mm256_add_ps, _mm256_cvtepi32_ps,
-        _mm256_cvtepu8_epi32, _mm256_loadu_ps, _mm256_mul_ps, _mm256_setzero_ps, _mm256_storeu_ps,
-        _mm256_sub_ps,
+        _mm256_cvtepu8_epi32, _mm256_loadu_ps, _mm256_mul_ps, _mm256_setzero_ps, _mm256_sub_ps,
     };
     let n = codes.len().min(w.len()).min(step.len());
     let full = n - n % LANES;
@@ -335,17 +336,13 @@ fn sq8_dist_avx2(codes: &[u8], w: &[f32], step: &[f32]) -> f32 {
         }
         b += LANES;
     }
-    let mut acc = [0f32; LANES];
-    // SAFETY: `acc` holds 16 floats: 8 from its start, 8 from index 8.
-    unsafe {
-        _mm256_storeu_ps(acc.as_mut_ptr(), lo);
-        _mm256_storeu_ps(acc.as_mut_ptr().add(8), hi);
-    }
-    finish(acc, &codes[full..n], &w[full..n], &step[full..n])
+    finish(
+        spill16(lo, hi),
+        &codes[full..n],
+        &w[full..n],
+        &step[full..n],
+    )
 }
-
-/// Lanes of [`sq8_dist`].
-const LANES: usize = 16;
 
 /// The loop of [`sq8_dist`] for the baseline target.
 #[inline(always)]
@@ -367,21 +364,14 @@ fn sq8_dist_portable(codes: &[u8], w: &[f32], step: &[f32]) -> f32 {
 }
 
 /// Adds the tail (fewer than 16 terms) to lanes `0, 1, …` and reduces the
-/// lanes by the fixed tree `l += l + w` for `w = 8, 4, 2, 1`.
+/// lanes by the fixed tree ([`reduce16`]).
 #[inline(always)]
 fn finish(mut acc: [f32; LANES], codes: &[u8], w: &[f32], step: &[f32]) -> f32 {
     for (l, ((c, w), s)) in codes.iter().zip(w).zip(step).enumerate() {
         let d = w - s * f32::from(*c);
         acc[l] += d * d;
     }
-    let mut width = LANES;
-    while width > 1 {
-        width /= 2;
-        for l in 0..width {
-            acc[l] += acc[l + width];
-        }
-    }
-    acc[0]
+    reduce16(acc)
 }
 
 #[cfg(test)]
