@@ -166,8 +166,8 @@ impl<'a> Scanner<'a> {
 }
 
 /// Keys each row `i` of `codes` (rows of `dim` little-endian `f32`) into
-/// `top` as `(key, tag(i))`, screened where `scorer` screens (see
-/// [`Scanner::scan`]): the same `top` as keying every row.
+/// `top` as `(key, tag(i))`, screened by the `f32` bound where `scorer`
+/// screens (see [`Scanner::scan`]): the same `top` as keying every row.
 ///
 /// # Complexity
 /// `O(rows · dim)`; the `f64` key only for rows that pass the screen.
@@ -180,29 +180,18 @@ fn scan_flat(
     tag: impl Fn(usize) -> (u32, u64),
 ) {
     if scorer.screens() {
-        for_each_row(codes, dim, buf, |i, row| {
-            if let Some(worst) = top.bound()
-                && scorer.lower_bound(row) > worst
-            {
-                return;
-            }
-            let (id, row_no) = tag(i);
-            top.push(scorer.key(row), id, row_no);
+        scan_bounded(scorer, codes, dim, buf, top, tag, |_, row| {
+            scorer.lower_bound(row)
         });
     } else {
-        for_each_row(codes, dim, buf, |i, row| {
-            let (id, row_no) = tag(i);
-            top.push(scorer.key(row), id, row_no);
-        });
+        scan_bounded(scorer, codes, dim, buf, top, tag, |_, _| f64::NEG_INFINITY);
     }
 }
 
 /// [`scan_flat`] with the bound of a list's 8-bit screen (`sq`, prepared
 /// for this query and list) in place of the `f32` one: the same `top`.
-///
-/// # Complexity
-/// `O(rows · dim)` bytes of codes; the `f64` key (reading the row's floats)
-/// only for rows that pass.
+/// Reads `dim` bytes of codes a row, and the row's floats only for rows
+/// that pass.
 fn scan_sq8(
     scorer: &Scorer,
     sq: &Sq8Query<'_>,
@@ -212,9 +201,25 @@ fn scan_sq8(
     top: &mut TopK,
     tag: impl Fn(usize) -> (u32, u64),
 ) {
+    scan_bounded(scorer, codes, dim, buf, top, tag, |i, _| sq.lower_bound(i));
+}
+
+/// The one screened loop: row `i` is skipped when `top` is full and
+/// `bound(i, row)`, a lower bound on its key's value, exceeds the worst key
+/// kept (it would not have been kept); every other row is keyed exactly.
+/// `O(rows · dim)` plus the bounds.
+fn scan_bounded(
+    scorer: &Scorer,
+    codes: &[u8],
+    dim: usize,
+    buf: &mut [f32],
+    top: &mut TopK,
+    tag: impl Fn(usize) -> (u32, u64),
+    bound: impl Fn(usize, &[f32]) -> f64,
+) {
     for_each_row(codes, dim, buf, |i, row| {
         if let Some(worst) = top.bound()
-            && sq.lower_bound(i) > worst
+            && bound(i, row) > worst
         {
             return;
         }
