@@ -27,9 +27,11 @@ flight, W warm-up queries (not measured), then N measured ones:
          the JSON records the meter's totals beside warp's, as a check).
 
   serve  (--with-serve) `warp serve` over s3:// on the same server and index,
-         driven over HTTP by Q Python threads, one keep-alive connection
-         each, posting the stored queries to /v1/search (the closed loop of
-         the other two, through the HTTP API a client calls); cold = no
+         driven over HTTP by `warp load` (Q keep-alive connections on one
+         client thread, each posting the next stored query to /v1/search as
+         its answer arrives: the closed loop of the other two, through the
+         HTTP API a client calls; recall@10 and the client's own CPU come
+         from its report); cold = no
          payload cache, warm = a 2 GiB cache. A fresh server per (kind,
          nprobe, mode, Q); GETs and bytes per query come from the meter
          window that holds exactly the measured queries, as Lance's.
@@ -55,14 +57,11 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import http.client
-import itertools
 import select
 import statistics
 import subprocess
 import sys
 import tempfile
-import threading
 import time
 from pathlib import Path
 
@@ -142,11 +141,11 @@ SERVE_DEADLINE_MS = 60_000
 SERVE_START_S = 60.0
 
 
-def serve_cell(a, kind: str, nprobe: int, mode: str, q: int, run_no: int, queries: np.ndarray, gt: np.ndarray) -> dict:
+def serve_cell(a, kind: str, nprobe: int, mode: str, q: int, run_no: int) -> dict:
     """One (kind, nprobe, mode, Q) cell of `warp serve`: a fresh server on an
     ephemeral loopback port (stopped however the cell ends), W warm-up
-    queries, then N measured ones inside their own meter window, Q client
-    threads with a keep-alive connection each."""
+    queries, then N measured ones inside their own meter window, `warp load`
+    holding Q keep-alive connections."""
     label = f"serve:{kind}:{mode}:p{nprobe}:q{q}:r{run_no}"
     cmd = [a.warp, "serve", "--url", f"{a.prefix}/warp-{kind}", "--native", "--io-slots", str(a.io_slots),
            "--cache-mib", "0" if mode == "cold" else str(SERVE_WARM_CACHE_MIB), "--bind", "127.0.0.1:0",
@@ -164,58 +163,28 @@ def serve_cell(a, kind: str, nprobe: int, mode: str, q: int, run_no: int, querie
         if not line:
             err.seek(0)
             sys.exit(f"concurrency: warp serve did not start within {SERVE_START_S:.0f} s: {err.read()[-800:]}")
-        host, port = json.loads(line)["listening"].rsplit(":", 1)
-        # The longest deadline the server honours: a closed loop measures latency, it does not cut it.
-        bodies = [json.dumps({"vector": v.tolist(), "k": a.k, "nprobe": nprobe, "deadline_ms": SERVE_DEADLINE_MS}).encode()
-                  for v in queries]
-        next_query = itertools.count()  # shared by both phases: the measured queries follow the warm-up's
-        lock = threading.Lock()
-        failures: list[str] = []
+        url = "http://" + json.loads(line)["listening"]
+        # The closed loop over HTTP is warp's own load generator (`warp load`:
+        # one thread, bodies serialised before the clock starts), not Python
+        # threads: those held a large share of a core beside the server.
+        # Two runs, so the meter's window holds exactly the measured queries;
+        # the measured queries follow the warm-up's rows.
+        load = [a.warp, "load", "--url", url, "--queries", str(a.data / "queries.fvecs"),
+                "--groundtruth", str(a.data / "groundtruth.ivecs"), "--concurrency", str(q),
+                "--k", str(a.k), "--nprobe", str(nprobe), "--deadline-ms", str(SERVE_DEADLINE_MS),
+                "--timeout-ms", str(2 * SERVE_DEADLINE_MS), "--json"]
 
-        def phase(count: int, sink: list | None) -> float:
-            todo = iter(range(count))
+        def phase(count: int, offset: int) -> dict:
+            out = subprocess.run(load + ["--count", str(count), "--offset", str(offset)],
+                                 capture_output=True, text=True)
+            if out.returncode != 0:
+                sys.exit(f"concurrency: {label}: warp load failed: {out.stderr.strip()[-800:]}")
+            return json.loads(out.stdout)
 
-            def worker() -> None:
-                conn = http.client.HTTPConnection(host, int(port), timeout=2 * SERVE_DEADLINE_MS / 1000)
-                try:
-                    while True:
-                        with lock:
-                            if next(todo, None) is None or failures:
-                                return
-                            qi = next(next_query) % len(bodies)
-                        t0 = time.perf_counter()
-                        conn.request("POST", "/v1/search", body=bodies[qi], headers={"Content-Type": "application/json"})
-                        resp = conn.getresponse()
-                        body = resp.read()
-                        took = time.perf_counter() - t0
-                        if resp.status != 200:
-                            with lock:
-                                failures.append(f"HTTP {resp.status}: {body[:200]!r}")
-                            return
-                        if sink is not None:
-                            ids = [n["id"] for n in json.loads(body)["neighbors"]]
-                            with lock:
-                                sink.append((took, qi, ids))
-                except OSError as e:
-                    with lock:
-                        failures.append(f"{type(e).__name__}: {e}")
-                finally:
-                    conn.close()
-
-            threads = [threading.Thread(target=worker) for _ in range(q)]
-            t0 = time.perf_counter()
-            for t in threads:
-                t.start()
-            for t in threads:
-                t.join()
-            if failures:
-                sys.exit(f"concurrency: {label}: {failures[0]}")
-            return time.perf_counter() - t0
-
-        phase(a.warmup, None)
+        if a.warmup:
+            phase(a.warmup, 0)
         mark(a.endpoint, label)
-        done: list = []
-        wall = phase(a.queries, done)
+        done = phase(a.queries, a.warmup)
         mark(a.endpoint, f"{label}:end")
     finally:
         server.terminate()
@@ -226,11 +195,10 @@ def serve_cell(a, kind: str, nprobe: int, mode: str, q: int, run_no: int, querie
             server.wait()
         err.close()
     w = window(admin(a.endpoint, "GET", "stats"), label)
-    lat = [t for t, _, _ in done]
     return {
-        "qps": a.queries / wall, "p50_ms": 1000 * pct(lat, 50), "p99_ms": 1000 * pct(lat, 99),
-        "gets": w["gets"] / a.queries, "bytes": w["get_bytes"] / a.queries, "hedges": 0.0, "waves": None,
-        "recall": recall_of([(qi, ids) for _, qi, ids in done], gt, a.k),
+        "qps": done["qps"], "p50_ms": done["p50_ms"], "p99_ms": done["p99_ms"],
+        "gets": w["gets"] / done["queries"], "bytes": w["get_bytes"] / done["queries"], "hedges": 0.0, "waves": None,
+        "recall": done["recall_at_10"], "client_cores": done["client_cores"],
     }
 
 
@@ -370,7 +338,6 @@ def main() -> None:
         sys.exit("concurrency: --repeat 1..20, --warmup 0..100000, --queries 1..100000, non-empty --nprobe/--concurrency")
     a.prefix = f"s3://{a.bucket}/{a.name}"
     gt = read_vecs(a.data / "groundtruth.ivecs")
-    queries = read_vecs(a.data / "queries.fvecs", np.float32) if a.with_serve else None
     model = admin(a.endpoint, "GET", "settings")["model"]
 
     if not a.skip_build:
@@ -407,7 +374,7 @@ def main() -> None:
                                 raw.setdefault(("warp", kind, mode, nprobe, q), []).append(cell)
                         elif system == "serve":
                             for q in a.concurrency:
-                                cell = serve_cell(a, kind, nprobe, mode, q, r, queries, gt)
+                                cell = serve_cell(a, kind, nprobe, mode, q, r)
                                 raw.setdefault(("serve", kind, mode, nprobe, q), []).append(cell)
                         else:
                             for q in a.concurrency:
@@ -418,6 +385,9 @@ def main() -> None:
     for (system, kind, mode, nprobe, q), cells in sorted(raw.items()):
         med = {k: statistics.median(c[k] for c in cells) for k in ("qps", "p50_ms", "p99_ms", "gets", "bytes", "hedges", "recall")}
         waves = [c["waves"] for c in cells if c["waves"] is not None]
+        cores = [c["client_cores"] for c in cells if c.get("client_cores") is not None]
+        if cores:  # serve: the CPU `warp load` held, cores
+            med["client_cores"] = statistics.median(cores)
         rows.append({"system": system, "kind": kind, "mode": mode, "nprobe": nprobe, "concurrency": q, **med,
                      "waves": statistics.median(waves) if waves else None,
                      "qps_runs": [c["qps"] for c in cells], "meter_check": cells[0].get("meter_check")})

@@ -158,3 +158,110 @@ fn a_public_address_without_a_token_is_refused_in_one_line() {
         "{err}"
     );
 }
+
+/// The one file in `dir` whose name starts with `prefix`.
+fn stored(dir: &std::path::Path, prefix: &str) -> PathBuf {
+    std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .find(|p| p.file_name().unwrap().to_str().unwrap().starts_with(prefix))
+        .unwrap_or_else(|| panic!("no {prefix}* in {}", dir.display()))
+}
+
+#[test]
+fn warp_load_drives_a_served_index_and_counts_what_failed() {
+    let url = index();
+    let dir = url.parent().unwrap().to_path_buf();
+    let token = "load-test-token-0123456789";
+    let token_file = dir.join("token");
+    std::fs::write(&token_file, format!("{token}\n")).unwrap();
+    let mut child = Running(
+        warp()
+            .args([
+                "serve",
+                "--url",
+                url.to_str().unwrap(),
+                "--bind",
+                "127.0.0.1:0",
+            ])
+            .args(["--native", "--log", "off", "--max-in-flight", "3"])
+            .arg("--auth-token-file")
+            .arg(&token_file)
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap(),
+    );
+    let mut first = String::new();
+    BufReader::new(child.0.stdout.take().unwrap())
+        .read_line(&mut first)
+        .unwrap();
+    let started: Value = serde_json::from_str(&first).unwrap_or_else(|e| panic!("{e}: {first:?}"));
+    let endpoint = format!("http://{}", started["listening"].as_str().unwrap());
+    let queries = stored(&url, "queries-");
+    let truth = stored(&url, "groundtruth-");
+    let load = |extra: &[&str]| {
+        let out = warp()
+            .args([
+                "load",
+                "--url",
+                &endpoint,
+                "--concurrency",
+                "3",
+                "--warmup",
+                "4",
+            ])
+            .args(["--count", "40", "--nprobe", "32", "--timeout-ms", "30000"])
+            .arg("--queries")
+            .arg(&queries)
+            .arg("--groundtruth")
+            .arg(&truth)
+            .args(extra)
+            .output()
+            .unwrap();
+        let text = format!(
+            "{}{}",
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr)
+        );
+        assert!(!text.contains(token), "the token was printed: {text}");
+        (out, text)
+    };
+
+    // With the token: every query answered, recall exact (nprobe = nlist).
+    let (out, text) = load(&["--json", "--auth-token-file", token_file.to_str().unwrap()]);
+    assert!(out.status.success(), "{text}");
+    let r: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(r["queries"], 40, "{r}");
+    assert_eq!(r["failed"], 0, "{r}");
+    assert_eq!(r["statuses"], json!({"200": 44}), "{r}");
+    assert_eq!(r["recall_at_10"], 1.0, "{r}");
+    assert!(r["qps"].as_f64().unwrap() > 0.0, "{r}");
+    assert!(
+        r["p50_ms"].as_f64().unwrap() <= r["p99_ms"].as_f64().unwrap(),
+        "{r}"
+    );
+    assert!(r["client_cores"].as_f64().is_some(), "{r}");
+
+    // Without it: the first 401 fails the run in one line naming the status.
+    let (out, text) = load(&[]);
+    assert_eq!(out.status.code(), Some(2), "{text}");
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(err.lines().count(), 1, "{err}");
+    assert!(
+        err.contains("HTTP 401") && err.contains("--max-error-rate"),
+        "{err}"
+    );
+
+    // Failures allowed: counted by status, nothing measured.
+    let (out, text) = load(&["--json", "--max-error-rate", "1"]);
+    assert!(out.status.success(), "{text}");
+    let r: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(r["queries"], 0, "{r}");
+    assert_eq!(r["failed"], 40, "{r}");
+    assert_eq!(r["statuses"], json!({"401": 44}), "{r}");
+
+    // Ground truth of another shape is refused before any request.
+    let (out, text) = load(&["--groundtruth", queries.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(2), "{text}");
+}

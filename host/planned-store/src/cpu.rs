@@ -519,7 +519,7 @@ fn smooth(avg: &mut Option<f64>, x: f64) {
 
 /// The process's CPU time, ms (all threads, user and system); `None` where
 /// the clock is missing. One `clock_gettime` call.
-pub(crate) fn process_cpu_ms() -> Option<f64> {
+pub fn process_cpu_ms() -> Option<f64> {
     #[cfg(unix)]
     {
         let mut ts = libc::timespec {

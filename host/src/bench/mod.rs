@@ -17,6 +17,8 @@
 //!   grow with its number of queries.
 //! - [`CacheSize`] is one point of the cache study (`0`, `10%`, `50%`,
 //!   `all`, or MiB); [`limits`] bounds every numeric flag before work starts.
+//! - [`load`] is `warp load`: a closed-loop HTTP load generator for
+//!   `warp serve` (QPS, latency, recall and its own CPU).
 //! - [`demo`] builds the demo's synthetic indexes; [`plot`] draws the SVG
 //!   charts; [`table`] prints the rows.
 
@@ -24,6 +26,7 @@ mod answers;
 mod cache;
 pub mod demo;
 pub mod limits;
+pub mod load;
 pub mod plot;
 mod recorder;
 mod row;

@@ -11,6 +11,7 @@ pub mod build;
 pub mod calibrate;
 pub mod demo;
 pub mod gc;
+pub mod load;
 pub mod plan;
 pub mod query;
 pub mod reorder;
@@ -52,6 +53,8 @@ pub enum Command {
     TuneGreedy(tune_greedy::TuneGreedyArgs),
     /// Serve the index over HTTP: POST /v1/search, GET /v1/index, /healthz, /readyz, /metrics, /openapi.json.
     Serve(serve::ServeArgs),
+    /// Closed-loop HTTP load against a running `warp serve`: QPS, latency, recall@10 and the client's own CPU.
+    Load(load::LoadArgs),
     /// Remove index objects no manifest names any more, after a grace period (--older-than); --dry-run lists them.
     Gc(gc::GcArgs),
 }
@@ -87,6 +90,7 @@ pub fn execute(cli: Cli) -> crate::error::Result<()> {
         Command::Calibrate(args) => calibrate::execute(args),
         Command::TuneGreedy(args) => tune_greedy::execute(args),
         Command::Serve(args) => serve::execute(args),
+        Command::Load(args) => load::execute(args),
         Command::Gc(args) => gc::execute(args),
     }
 }
@@ -104,6 +108,7 @@ impl Command {
             Command::Calibrate(a) => &a.output,
             Command::TuneGreedy(a) => &a.output,
             Command::Serve(a) => &a.output,
+            Command::Load(a) => &a.output,
             Command::Gc(a) => &a.output,
         }
     }

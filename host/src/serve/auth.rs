@@ -44,31 +44,7 @@ impl Access {
     /// too long, too short); the message never contains the token.
     pub fn for_bind(bind: SocketAddr, token_file: Option<&Path>, insecure: bool) -> Result<Self> {
         if let Some(path) = token_file {
-            let shown = path.display().to_string();
-            let meta = std::fs::metadata(path).map_err(|e| {
-                Error::config("--auth-token-file", &shown, format!("cannot read it: {e}"))
-            })?;
-            if meta.len() > MAX_TOKEN_BYTES {
-                return Err(Error::config(
-                    "--auth-token-file",
-                    &shown,
-                    format!("{} bytes, more than {MAX_TOKEN_BYTES}", meta.len()),
-                ));
-            }
-            let text = std::fs::read(path).map_err(|e| {
-                Error::config("--auth-token-file", &shown, format!("cannot read it: {e}"))
-            })?;
-            let token = text.trim_ascii().to_vec();
-            if token.len() < MIN_TOKEN_BYTES || token.iter().any(|b| !b.is_ascii_graphic()) {
-                return Err(Error::config(
-                    "--auth-token-file",
-                    &shown,
-                    format!(
-                        "the token must be at least {MIN_TOKEN_BYTES} printable ASCII characters without spaces"
-                    ),
-                ));
-            }
-            return Ok(Access::Token(token));
+            return Ok(Access::Token(read_token_file(path)?));
         }
         if bind.ip().is_loopback() || insecure {
             return Ok(Access::Open);
@@ -93,6 +69,40 @@ impl Access {
             }
         }
     }
+}
+
+/// The bearer token in `path` (`--auth-token-file` of `warp serve` and
+/// `warp load`), surrounding whitespace trimmed. Reads at most
+/// [`MAX_TOKEN_BYTES`].
+///
+/// # Errors
+/// [`Error::Config`] naming `--auth-token-file`: unreadable, longer than
+/// [`MAX_TOKEN_BYTES`], or not at least [`MIN_TOKEN_BYTES`] printable ASCII
+/// characters without spaces. The message never contains the token.
+pub fn read_token_file(path: &Path) -> Result<Vec<u8>> {
+    let shown = path.display().to_string();
+    let meta = std::fs::metadata(path)
+        .map_err(|e| Error::config("--auth-token-file", &shown, format!("cannot read it: {e}")))?;
+    if meta.len() > MAX_TOKEN_BYTES {
+        return Err(Error::config(
+            "--auth-token-file",
+            &shown,
+            format!("{} bytes, more than {MAX_TOKEN_BYTES}", meta.len()),
+        ));
+    }
+    let text = std::fs::read(path)
+        .map_err(|e| Error::config("--auth-token-file", &shown, format!("cannot read it: {e}")))?;
+    let token = text.trim_ascii().to_vec();
+    if token.len() < MIN_TOKEN_BYTES || token.iter().any(|b| !b.is_ascii_graphic()) {
+        return Err(Error::config(
+            "--auth-token-file",
+            &shown,
+            format!(
+                "the token must be at least {MIN_TOKEN_BYTES} printable ASCII characters without spaces"
+            ),
+        ));
+    }
+    Ok(token)
 }
 
 #[cfg(test)]
