@@ -135,6 +135,31 @@ async fn repeated_runs_report_the_median_repeat_and_the_spread() {
     assert!(e.contains("--repeat"), "{e}");
 }
 
+/// A query's latency runs from its issue, not from its task's first poll:
+/// on one worker thread, 32 warm queries in flight wait for each other, and
+/// by Little's law their mean latency is `Q / QPS`. Timed from the first
+/// poll (as until 2026-12-05) a warm query that never yields reads its own
+/// CPU time, about `1 / QPS`, and its p99 a few times that.
+#[tokio::test(flavor = "multi_thread", worker_threads = 1)]
+async fn a_query_waiting_for_a_thread_counts_the_wait_in_its_latency() {
+    let caches = CacheSize::parse_sweep("all").unwrap();
+    let mut s = suite(&caches).await;
+    let mut spec = s.runs.iter().find(|r| r.concurrency == 4).unwrap().clone();
+    spec.concurrency = 32;
+    s.runs = vec![spec];
+    s.workload.warmup = 64;
+    s.workload.queries_per_run = 640;
+    let rows = s.run(|_| {}).await.unwrap();
+    let r = &rows[0];
+    let little_ms = 1000.0 * 32.0 / r.qps;
+    assert!(
+        r.p99_ms >= 0.5 * little_ms,
+        "p99 {} ms, p50 {} ms, Q / QPS = {little_ms} ms",
+        r.p99_ms,
+        r.p50_ms
+    );
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn every_run_answers_identically_and_the_cache_sweep_cuts_gets() {
     let caches = CacheSize::parse_sweep("0,50%,all").unwrap();

@@ -374,8 +374,13 @@ impl RunCtx<'_> {
                     Arc::clone(&w.queries),
                     Arc::clone(self.params),
                 );
+                // From the issue, not from the task's first poll: a query
+                // waiting for a worker thread is part of its latency, as a
+                // client's request waiting for a server thread is (until
+                // 2026-12-05 the clock started inside the task, so a warm
+                // query that never yields read its CPU time alone).
+                let t = Instant::now();
                 set.spawn(async move {
-                    let t = Instant::now();
                     let r = s.search(&qs[qi * dim..(qi + 1) * dim], &p).await?;
                     Ok((qi, t.elapsed().as_micros() as u64, r))
                 });
