@@ -334,7 +334,9 @@ impl<S: ObjectStore + ?Sized> PlannedStore<S> {
     ///   byte `f̂`, as asked and at `P = 1` (a GET dearer than the prior says);
     /// - once the link's capacity `C` or the CPU's price is known, at `P = 1`
     ///   for each further per-MiB price `m · base` of [`PRICES`] (fewer
-    ///   bytes where the link or the client's CPU binds).
+    ///   bytes where the link or the client's CPU binds), in rising order
+    ///   up to the first plan that carries no gap byte (the plan of every
+    ///   dearer price too).
     ///
     /// Every candidate is a `trace` event of target `warp::plan` (`Q`, `C`,
     /// `e`, its first byte, price multiplier and `P`, its GETs, bytes, `B`,
@@ -473,7 +475,18 @@ impl<S: ObjectStore + ?Sized> PlannedStore<S> {
         }
         if prices.capacity_mib_s.is_some() || prices.cpu.is_some() {
             for m in PRICES {
-                best = cheaper(best, candidate(m, Some(1.0))?);
+                let (cost, (figures, kept)) = candidate(m, Some(1.0))?;
+                // A plan that carries no gap byte is the plan of every
+                // dearer byte too: at `P = 1` its cost `Σ fixed + m·base·
+                // bytes` has the least bytes any plan can have and rises
+                // with `m` no faster than any other's: the dearer prices
+                // would plan it again at the same cost, and ties keep the
+                // earlier, so the loop ends without changing the choice.
+                let gapless = kept.0.iter().map(|r| r.len).sum::<u64>() == required;
+                best = cheaper(best, (cost, (figures, kept)));
+                if gapless {
+                    break;
+                }
             }
         }
         let (figures, kept) = best.1;

@@ -519,7 +519,8 @@ async fn exchange(
     tally: &mut Tally,
 ) {
     let n = shared.bodies.len();
-    let row = (shared.spec.offset as u64 + i) as usize % n;
+    // Both reduced first: no overflow whatever `--offset` says.
+    let row = (shared.spec.offset % n + (i % n as u64) as usize) % n;
     let t0 = Instant::now();
     let outcome = tokio::time::timeout(shared.spec.timeout, request(shared, sender, row)).await;
     let took = t0.elapsed();
