@@ -110,13 +110,24 @@ pub async fn within<T>(
 /// # Errors
 /// [`Error::Io`] when the runtime cannot start.
 pub fn runtime() -> Result<tokio::runtime::Runtime> {
-    tokio::runtime::Builder::new_multi_thread()
-        .enable_all()
-        .build()
-        .map_err(|source| Error::Io {
-            path: "tokio runtime".into(),
-            source,
-        })
+    started(tokio::runtime::Builder::new_multi_thread().enable_all())
+}
+
+/// A tokio runtime on the calling thread alone (`warp load`: a client that
+/// should take as little of the machine as it can).
+///
+/// # Errors
+/// [`Error::Io`] when the runtime cannot start.
+pub fn current_thread_runtime() -> Result<tokio::runtime::Runtime> {
+    started(tokio::runtime::Builder::new_current_thread().enable_all())
+}
+
+/// Builds `builder`'s runtime, its error as [`Error::Io`].
+fn started(builder: &mut tokio::runtime::Builder) -> Result<tokio::runtime::Runtime> {
+    builder.build().map_err(|source| Error::Io {
+        path: "tokio runtime".into(),
+        source,
+    })
 }
 
 #[cfg(test)]

@@ -68,22 +68,13 @@ fn index() -> PathBuf {
     url
 }
 
-#[test]
-fn serve_answers_what_query_prints_and_stops_on_sigterm() {
-    let url = index();
-    let url = url.to_str().unwrap();
+/// `warp serve --bind 127.0.0.1:0 --native --log off` with `args`: the
+/// running server (killed when dropped) and its first line.
+fn serve(args: &[&str]) -> (Running, Value) {
     let mut child = Running(
         warp()
-            .args([
-                "serve",
-                "--url",
-                url,
-                "--bind",
-                "127.0.0.1:0",
-                "--native",
-                "--log",
-                "off",
-            ])
+            .args(["serve", "--bind", "127.0.0.1:0", "--native", "--log", "off"])
+            .args(args)
             .stdout(Stdio::piped())
             .stderr(Stdio::piped())
             .spawn()
@@ -93,7 +84,15 @@ fn serve_answers_what_query_prints_and_stops_on_sigterm() {
     BufReader::new(child.0.stdout.take().unwrap())
         .read_line(&mut first)
         .unwrap();
-    let started: Value = serde_json::from_str(&first).unwrap_or_else(|e| panic!("{e}: {first:?}"));
+    let started = serde_json::from_str(&first).unwrap_or_else(|e| panic!("{e}: {first:?}"));
+    (child, started)
+}
+
+#[test]
+fn serve_answers_what_query_prints_and_stops_on_sigterm() {
+    let url = index();
+    let url = url.to_str().unwrap();
+    let (mut child, started) = serve(&["--url", url]);
     let addr: SocketAddr = started["listening"].as_str().unwrap().parse().unwrap();
     let vector = "0.5,1,1.5,2,2.5,3,3.5,4,4.5,5,5.5,6,6.5,7,7.5,8";
     for method in ["warp", "lance_rule", "separate"] {
@@ -175,28 +174,14 @@ fn warp_load_drives_a_served_index_and_counts_what_failed() {
     let token = "load-test-token-0123456789";
     let token_file = dir.join("token");
     std::fs::write(&token_file, format!("{token}\n")).unwrap();
-    let mut child = Running(
-        warp()
-            .args([
-                "serve",
-                "--url",
-                url.to_str().unwrap(),
-                "--bind",
-                "127.0.0.1:0",
-            ])
-            .args(["--native", "--log", "off", "--max-in-flight", "3"])
-            .arg("--auth-token-file")
-            .arg(&token_file)
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .spawn()
-            .unwrap(),
-    );
-    let mut first = String::new();
-    BufReader::new(child.0.stdout.take().unwrap())
-        .read_line(&mut first)
-        .unwrap();
-    let started: Value = serde_json::from_str(&first).unwrap_or_else(|e| panic!("{e}: {first:?}"));
+    let (_child, started) = serve(&[
+        "--url",
+        url.to_str().unwrap(),
+        "--max-in-flight",
+        "3",
+        "--auth-token-file",
+        token_file.to_str().unwrap(),
+    ]);
     let endpoint = format!("http://{}", started["listening"].as_str().unwrap());
     let queries = stored(&url, "queries-");
     let truth = stored(&url, "groundtruth-");

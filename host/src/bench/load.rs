@@ -393,13 +393,7 @@ pub fn run(
             reason: "no queries to send".into(),
         });
     }
-    let rt = tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()
-        .map_err(|source| Error::Io {
-            path: "tokio runtime".into(),
-            source,
-        })?;
+    let rt = crate::search::current_thread_runtime()?;
     let total = spec.warmup + spec.queries;
     let shared = Arc::new(Shared {
         target: target.clone(),
@@ -550,16 +544,15 @@ async fn exchange(
                 .latency_us
                 .saturating_record((took.as_micros() as u64).clamp(1, MAX_LATENCY_US));
             if let Some(truth) = &shared.truth
-                && let Some(row_ids) = truth.ids.chunks_exact(truth.width).nth(row)
+                && let Some(row_ids) = truth
+                    .ids
+                    .get(row.saturating_mul(truth.width)..(row + 1).saturating_mul(truth.width))
+                && !row_ids.is_empty()
             {
-                let truth = &row_ids[..truth.width.min(10)];
-                tally.recall_hits += answer
-                    .neighbors
-                    .iter()
-                    .take(10)
-                    .filter(|n| i32::try_from(n.id).is_ok_and(|id| truth.contains(&id)))
-                    .count() as u64;
-                tally.recall_total += truth.len() as u64;
+                let (hits, total) =
+                    super::recorder::recall_at_10(answer.neighbors.iter().map(|n| n.id), row_ids);
+                tally.recall_hits += hits;
+                tally.recall_total += total;
             }
         }
         Err(message) => {

@@ -121,13 +121,7 @@ pub fn execute(args: &DemoArgs) -> Result<()> {
             eprintln!("[{:6.1}s] {m}", t0.elapsed().as_secs_f64());
         }
     };
-    let rt = tokio::runtime::Builder::new_multi_thread()
-        .enable_all()
-        .build()
-        .map_err(|source| Error::Io {
-            path: "tokio runtime".into(),
-            source,
-        })?;
+    let rt = crate::search::runtime()?;
     let sim = SimulateConfig::s3();
     let rows = rt.block_on(async {
         let suite = prepare(&cfg, say).await?;
