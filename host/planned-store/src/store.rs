@@ -482,7 +482,7 @@ impl<S: ObjectStore + ?Sized> PlannedStore<S> {
                 // with `m` no faster than any other's: the dearer prices
                 // would plan it again at the same cost, and ties keep the
                 // earlier, so the loop ends without changing the choice.
-                let gapless = kept.0.iter().map(|r| r.len).sum::<u64>() == required;
+                let gapless = kept.1.overfetch_bytes == 0;
                 best = cheaper(best, (cost, (figures, kept)));
                 if gapless {
                     break;
