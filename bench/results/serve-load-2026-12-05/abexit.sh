@@ -5,7 +5,7 @@ A=${A:-/tmp/warp-load-bin} B=${B:-/tmp/warp-exit-bin}
 for round in 1 2; do
   for bin in A B; do
     b=$A; [ $bin = B ] && b=$B
-    for cell in "/tmp/syn-pz 10 1000 128" "/tmp/syn-id 10 1000 32" "/tmp/real-pz 16 500 128"; do
+    for cell in "/tmp/syn-pz 10 1000 128" "/tmp/syn-id 10 1000 32" "/tmp/real-pz 16 500 128" "/tmp/real-id 16 500 32"; do
       set -- $cell
       $b bench --url $1 --simulate s3 --preload --sim-link-mib-s 4096 --nprobe $2 --concurrency $4 --queries $3 --repeat 1 --policies warp --json 2>/dev/null \
        | python3 -c "
