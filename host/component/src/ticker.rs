@@ -15,8 +15,8 @@
 //! microseconds, so under a steady query load almost every call would find
 //! the thread parked and pay a futex wake, and the thread a wake-up and a
 //! park of its own (measured with `perf stat`: 1.8 futex calls a planning
-//! call, and beside six busy loops a call of ~3 µs read 29–180 µs of wall
-//! time). Lingering [`LINGER_TICKS`] ticks after the last call, the thread
+//! call; beside six busy loops a fixed rule's one call a query, ~3 µs of
+//! guest work, read 29–180 µs of wall time in `warp bench`'s `plan_us`). Lingering [`LINGER_TICKS`] ticks after the last call, the thread
 //! costs a process planning steadily one wake-up per tick and no wake of
 //! its own per call.
 //!
@@ -77,6 +77,13 @@ impl Ticker {
                 let mut idle = LINGER_TICKS;
                 // Calls entered before the thread ran count as new.
                 let mut last = 0;
+                // Whether a call ran or was entered since `last` was read.
+                let active = |last: &mut usize| {
+                    let entered = seen.entered.load(Ordering::Acquire);
+                    let fresh = entered != *last;
+                    *last = entered;
+                    fresh || seen.running.load(Ordering::Acquire) > 0
+                };
                 loop {
                     // An unpark that came before this park is kept as a
                     // token, so a call entering between the load and the
@@ -85,19 +92,18 @@ impl Ticker {
                         std::thread::park();
                         // Woken by a call, or by a token an earlier call left
                         // while the thread was awake (then park again).
-                        let entered = seen.entered.load(Ordering::Acquire);
-                        if entered != last || seen.running.load(Ordering::Acquire) > 0 {
+                        if active(&mut last) {
                             idle = 0;
-                            last = entered;
                         }
                         continue;
                     }
                     std::thread::sleep(EPOCH_TICK);
                     tick();
-                    let entered = seen.entered.load(Ordering::Acquire);
-                    let quiet = entered == last && seen.running.load(Ordering::Acquire) == 0;
-                    idle = if quiet { idle.saturating_add(1) } else { 0 };
-                    last = entered;
+                    idle = if active(&mut last) {
+                        0
+                    } else {
+                        idle.saturating_add(1)
+                    };
                 }
             })?;
         Ok(Self {
