@@ -18,11 +18,13 @@
 #   Server and client share the machine's cores.
 # WARP picks the executable (default: target/release/warp), WARP_S3 the server's (default:
 # target/release/warp-s3); REPEAT the repeats per cell (default 3; the summary's range test
-# is sharper with 5). Takes ~21 min quiet on 2 cores with 3 repeats.
+# is sharper with 5); SCALE multiplies every cell's query count (default 1: 500 real, 1 000
+# synthetic queries a repeat; beside busy loops a repeat that short spreads 5-15 %). Takes
+# ~21 min quiet on 2 cores with 3 repeats, about REPEAT/3 x SCALE times that otherwise.
 set -euo pipefail
 repo="$(cd "$(dirname "$0")/.." && pwd)"
 if [ $# -lt 5 ]; then
-  sed -n '2,21p' "$0" >&2
+  sed -n '2,23p' "$0" >&2
   exit 2
 fi
 out=$1 real_pz=$2 real_id=$3 syn_pz=$4 syn_id=$5
@@ -39,6 +41,8 @@ case $hogs in '' | *[!0-9]*) echo "load-grid: --hogs wants a count, got '$hogs'"
 warp=${WARP:-$repo/target/release/warp}
 repeat=${REPEAT:-3}
 case $repeat in '' | 0 | *[!0-9]*) echo "load-grid: REPEAT wants a count >= 1, got '$repeat'" >&2; exit 2 ;; esac
+scale=${SCALE:-1}
+case $scale in '' | 0 | *[!0-9]*) echo "load-grid: SCALE wants a whole factor >= 1, got '$scale'" >&2; exit 2 ;; esac
 [ -x "$warp" ] || { echo "load-grid: no executable at $warp (cargo build --release -p warp-host)" >&2; exit 2; }
 for dir in "$real_pz" "$real_id" "$syn_pz" "$syn_id"; do
   [ -f "$dir/manifest.json" ] || { echo "load-grid: no index at $dir (no manifest.json)" >&2; exit 2; }
@@ -82,6 +86,7 @@ for _ in $(seq 1 "$hogs"); do
   pids+=($!)
 done
 uptime > "$out/machine.txt"
+echo "REPEAT=$repeat SCALE=$scale" >> "$out/machine.txt"
 [ "$s3" = 0 ] || echo "over warp-s3 ($("$warp_s3" --version 2>/dev/null || echo warp-s3))" >> "$out/machine.txt"
 "$warp" --version >> "$out/machine.txt" 2>/dev/null || true
 for spec in "real $real_pz 16 500" "real $real_id 16 500" "synthetic $syn_pz 10 1000" "synthetic $syn_id 10 1000"; do
@@ -96,7 +101,7 @@ for spec in "real $real_pz 16 500" "real $real_id 16 500" "synthetic $syn_pz 10 
       where=(--url "$2" --simulate s3 --preload --sim-link-mib-s "$link")
     fi
     "$warp" bench "${where[@]}" --nprobe "$3" \
-      --concurrency 8,32,128 --queries "$4" --repeat "$repeat" \
+      --concurrency 8,32,128 --queries "$(($4 * scale))" --repeat "$repeat" \
       --policies separate,lance_rule,object_store_rule,warp --json > "$out/$name.json"
   done
 done
