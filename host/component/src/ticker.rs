@@ -16,9 +16,10 @@
 //! the thread parked and pay a futex wake, and the thread a wake-up and a
 //! park of its own (measured with `perf stat`: 1.8 futex calls a planning
 //! call; beside six busy loops a fixed rule's one call a query, ~3 µs of
-//! guest work, read 29–180 µs of wall time in `warp bench`'s `plan_us`). Lingering [`LINGER_TICKS`] ticks after the last call, the thread
-//! costs a process planning steadily one wake-up per tick and no wake of
-//! its own per call.
+//! guest work, read 29–180 µs of wall time in `warp bench`'s `plan_us`).
+//! Lingering [`LINGER_TICKS`] ticks after the last call, the thread costs a
+//! process planning steadily one wake-up per tick and no wake of its own
+//! per call.
 //!
 //! # Cost
 //! Entering and leaving a call is one atomic add each, and entering with no
