@@ -138,6 +138,12 @@ pub const MACHINE_IDLE_BUSY: f64 = 0.1;
 pub const CPU_HOLD_BUSY: f64 = 0.5;
 /// Last slices a starved process is judged over (`CpuMeter::starved`).
 pub const STARVED_SLICES: usize = 4;
+/// A [starved](CpuMeter::starved) process that used at least this share of
+/// its cores `κ` over the last [`STARVED_SLICES`] slices is bound by them
+/// ([`CpuMeter::cpu_bound`]). Beside six busy loops on 2 cores the cells
+/// whose link was misread used 0.84–1.0 of `κ` over a run, the one whose
+/// link truly bound 0.36 (BENCHMARKS).
+pub const CPU_BOUND_USE: f64 = 0.8;
 /// A slice using this share of the machine's cores is busy.
 pub const CPU_USE_BUSY: f64 = 0.85;
 /// Busy slices `κ`'s peak use is the 90th percentile of.
@@ -261,6 +267,26 @@ struct Open {
     wait_ns: u64,
     /// Clocks, finished calls and time when it opened.
     start: Option<(Clocks, u64, Instant)>,
+}
+
+/// Sums over the last slices: CPU and run-queue wait (weighted by CPU),
+/// ms; the machine's idle time and the wall time, ms.
+#[derive(Debug, Default, Clone, Copy)]
+struct Recent {
+    cpu: f64,
+    wait: f64,
+    idle: f64,
+    wall: f64,
+}
+
+impl Recent {
+    /// [`CpuMeter::starved`] over these slices.
+    fn starved(&self) -> bool {
+        self.cpu > 0.0
+            && self.wall > 0.0
+            && self.wait / self.cpu >= CPU_WAIT_BUSY
+            && self.idle / self.wall <= MACHINE_IDLE_BUSY
+    }
 }
 
 impl Default for CpuMeter {
@@ -474,17 +500,33 @@ impl CpuMeter {
     /// share: the CPU is priced (`κ` its use or fair share, not a peak read
     /// off these slices). `O(1)`.
     pub(crate) fn starved(&self) -> bool {
-        let (mut cpu, mut wait, mut idle, mut wall) = (0.0, 0.0, 0.0, 0.0);
+        self.recent().is_some_and(|r| r.starved())
+    }
+
+    /// Whether the process is [starved](Self::starved) and bound by the
+    /// cores it has: over the last [`STARVED_SLICES`] slices it used at
+    /// least [`CPU_BOUND_USE`] of `κ`. Then it takes bytes in as fast as its
+    /// share of the cores lets it, whatever the link could carry. `false`
+    /// while unpriced. `O(1)`.
+    pub(crate) fn cpu_bound(&self) -> bool {
+        let (Some(r), Some(p)) = (self.recent(), self.price) else {
+            return false;
+        };
+        r.starved() && r.wall > 0.0 && r.cpu / r.wall >= CPU_BOUND_USE * p.cores
+    }
+
+    /// The last [`STARVED_SLICES`] slices' sums; `None` before a slice or
+    /// where a wait or idle share is unknown. `O(1)`.
+    fn recent(&self) -> Option<Recent> {
+        let mut r = Recent::default();
         for s in self.slices.iter().rev().take(STARVED_SLICES) {
-            let (Some(w), Some(i)) = (s.wait_share, s.idle_share) else {
-                return false;
-            };
-            cpu += s.cpu_ms;
-            wait += s.cpu_ms * w;
-            idle += s.wall_ms * i;
-            wall += s.wall_ms;
+            let (w, i) = (s.wait_share?, s.idle_share?);
+            r.cpu += s.cpu_ms;
+            r.wait += s.cpu_ms * w;
+            r.idle += s.wall_ms * i;
+            r.wall += s.wall_ms;
         }
-        cpu > 0.0 && wall > 0.0 && wait / cpu >= CPU_WAIT_BUSY && idle / wall <= MACHINE_IDLE_BUSY
+        Some(r)
     }
 
     /// The window's figures.

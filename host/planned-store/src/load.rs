@@ -34,9 +34,16 @@
 //! So [`PlannedStore`] plans the call as asked and at `P = 1` (the sum `W`:
 //! the least slot time, the plan for when the third term binds, which `S`
 //! and `Q` tell from the first call), and, once `C` or `κ` is known, at
-//! `P = 1` for each further per-MiB price `m · base` with `m ∈` [`PRICES`]
-//! (the resources the plan takes, with no critical-path term to keep
-//! adjacent intervals apart at a high price). It keeps the plan of least
+//! `P = 1` for the one per-MiB price `m* · base` at which the sum the
+//! planner minimises is the linearised cost's station terms
+//! ([`ClosedLoop::byte_price`]: the resources the plan takes, with no
+//! critical-path term to keep adjacent intervals apart at a high price).
+//! Until 2026-12-05 that was a sweep over eight prices from 2 to 1 024
+//! times `base`, each a plan of its own: ten plans a call, 29 µs a query
+//! against the fixed rule's 5, some 8 % of a CPU-bound process's CPU
+//! (synthetic `pca_zorder`, 1 GiB/s, `Q` = 128, quiet: 296 µs a query), and
+//! the 4–5 % by which `warp` trailed the fixed rules beside CPU-bound
+//! neighbours with plans alike. It keeps the plan of least
 //! cost, ties to the earlier, where the cost is `R` taken not for a loop of
 //! copies of the call ([`ClosedLoop::cost_ms`], the bound above) but for the
 //! loop the *mix* of plans makes: the `p`-norm smooth maximum of the four
@@ -75,7 +82,22 @@
 //! π = min( π, median_i (s − base)⁺ · L_i / t₀(L_i) ).
 //! ```
 //!
-//! The link counts as busy only when both say so. The delivered rate `r` at
+//! The link counts as busy only when both say so, and not while the process
+//! is starved of cores and bound by them (`CpuMeter::cpu_bound`: beside
+//! CPU-bound neighbours, it used at least
+//! [`CPU_BOUND_USE`](crate::cpu::CPU_BOUND_USE) of the cores `κ`
+//! it can have). Such a process takes bytes in only as fast as its share of
+//! the cores lets it: a task that waits for a core between a body's chunks
+//! stretches the body in proportion to its bytes just as a shared link
+//! does, so the size test passes, and the window's rate is
+//! `min(C, intake)` with intake the smaller. Beside six busy loops on 2
+//! cores, with the simulated link at 1 024 MiB/s, `C` read 595–844 MiB/s
+//! in every cell that learnt it (quiet: 1 036–1 094), and the cells where
+//! `warp` fell behind the best fixed rule (real identity `Q` = 32,
+//! synthetic `pca_zorder` `Q` = 128) used 0.84–0.93 of `κ`. Starvation
+//! alone is not the test (tried: link unpriced where it bound): synthetic
+//! identity at 1 GiB/s `Q` = 32, starved too, filled the link (971 MiB/s)
+//! with 0.36 of `κ` used. The delivered rate `r` at
 //! which the same GETs delivered bytes (MiB over the time between the first
 //! and the last completion). While `π >` [`SATURATED`] in [`BUSY_STREAK`]
 //! refreshes in a row the link was busy and delivered its capacity, so `r`
@@ -137,7 +159,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use tokio::time::Instant;
 
 use crate::cpu::{Clocks, CpuMeter, CpuPrice, CpuSnapshot, SLICE_GETS, thread_sched_delta};
-use crate::marginal::{Demands, PlanFigures};
+use crate::marginal::{Demands, MarginalCost, PlanFigures};
 use crate::robust::{quantile, sen_slope};
 
 /// GETs remembered (for the in-flight mean).
@@ -150,10 +172,13 @@ pub const REFRESH: u32 = 16;
 /// The link is taken to be full while the pressure `π` is above this: most
 /// GETs at least 10 % slower than unloaded.
 pub const SATURATED: f64 = 0.10;
-/// The per-MiB price multipliers above the base a call is also planned at
-/// (at `P = 1`) once `C` or the CPU's price is known; the base price's plan
-/// at `P = 1` is a candidate from the first call.
-pub const PRICES: [f64; 8] = [2.0, 4.0, 8.0, 16.0, 32.0, 64.0, 256.0, 1024.0];
+/// The least and the greatest per-MiB price multiplier `m*` a call is also
+/// planned at (at `P = 1`) once `C` or the CPU's price is known
+/// ([`ClosedLoop::byte_price`]); the base price's plan at `P = 1` is a
+/// candidate from the first call. At 1 024 a plan carries a gap byte only
+/// where it saves a GET's first byte per 1 024 prior MiB-times of gap: in
+/// effect none; at 1/16 it merges sixteen times as far as the prior would.
+pub const PRICE_RANGE: (f64, f64) = (1.0 / 16.0, 1024.0);
 /// The measured first byte `f̂` adds candidates planned at it only when it
 /// is this fraction above the prior's (below, the plans would not differ).
 pub const MEASURED_FIXED_MARGIN: f64 = 0.05;
@@ -516,6 +541,13 @@ fn refresh(st: &mut State, prior: (f64, f64)) {
         st.busy_streak = 0;
         return;
     }
+    if st.cpu.cpu_bound() {
+        // Bodies stretched while the process waits for its share of the
+        // cores, and a rate that is what that share took in (module docs).
+        tracing::debug!(target: "warp::load", pressure, delivered_mib_s = r, "busy window while bound by its cores: not the link's");
+        st.busy_streak = 0;
+        return;
+    }
     st.busy_streak = st.busy_streak.saturating_add(1);
     if st.busy_streak >= BUSY_STREAK {
         if st.busy_rates.len() == BUSY_RATES {
@@ -633,6 +665,52 @@ impl ClosedLoop {
         d.station_ms
             .iter()
             .fold(d.delay_ms, |r, &x| r.max(self.calls * x))
+    }
+
+    /// The per-MiB price multiplier `m*` (in [`PRICE_RANGE`]) whose plan at
+    /// `P = 1` minimises the linearised cost of the stations `marginal`
+    /// prices, for a store whose unloaded GET takes `fixed_ms + base ·
+    /// MiB` ms; `None` when no station is priced.
+    ///
+    /// A plan's station demands ([`demands`](Self::demands)) are affine in
+    /// its GETs `G` and MiB `M` (`H = G · fixed + base · M` under the prior,
+    /// `c(plan)` linear), so with `w_i` the marginal prices
+    /// ([`MarginalCost::per_station`]) its cost is, up to a constant,
+    /// `a · G + b · M` with
+    ///
+    /// ```text
+    /// a = w_slots · (fixed + e) / S + w_cpu · α / κ
+    /// b = w_slots · base / S + w_link · 1000 / C + w_cpu · β / κ,
+    /// ```
+    ///
+    /// and the planner at `P = 1` with surrogate `fixed + x · MiB` minimises
+    /// `Σ_g (fixed + x · L_g) ∝ a · G + b · M` exactly when
+    /// `x / fixed = b / a`: `m* = fixed · b / (a · base)`. One plan where a
+    /// sweep of prices would make one for each, and the exact price where
+    /// the sweep would take its nearest. `O(1)`.
+    pub fn byte_price(&self, marginal: &MarginalCost, fixed_ms: f64, base: f64) -> Option<f64> {
+        let [w_slots, w_link, w_cpu] = marginal.per_station;
+        let slots = self.slots.max(1.0);
+        let e = self.first_byte_excess_ms.max(0.0);
+        let (alpha, beta) = self.cpu.filter(|c| c.cores > 0.0).map_or((0.0, 0.0), |c| {
+            (c.per_get_ms / c.cores, c.per_mib_ms / c.cores)
+        });
+        let link = if self.capacity_mib_s.is_finite() && self.capacity_mib_s > 0.0 {
+            1000.0 / self.capacity_mib_s
+        } else {
+            0.0
+        };
+        let a = w_slots * (fixed_ms + e) / slots + w_cpu * alpha;
+        let b = w_slots * base / slots + w_link * link + w_cpu * beta;
+        let (lo, hi) = PRICE_RANGE;
+        let m = if a > 0.0 && base > 0.0 {
+            fixed_ms * b / (a * base)
+        } else if b > 0.0 {
+            hi
+        } else {
+            return None;
+        };
+        (!m.is_nan()).then(|| m.clamp(lo, hi))
     }
 
     /// What a call of plan `p` asks of this loop's stations
@@ -1020,5 +1098,153 @@ mod tests {
         feed(&est, &mut t, WINDOW, 2 << 20, 40.0, 2.0);
         let f = est.note_prior(PRIOR).first_byte_ms.unwrap();
         assert!((f - 30.0).abs() < 1e-9, "{f}");
+    }
+
+    #[test]
+    fn bodies_stretched_while_bound_by_a_share_of_the_cores_do_not_make_a_link() {
+        use crate::cpu::Slice;
+        // A window of streamed bodies of 1/4–1 MiB at four times the
+        // prior's per-MiB time (slope 20 ms/MiB, pressure 0.3–0.5): the
+        // size test reads a full link whether a shared link or waits for a
+        // core between chunks stretched them. One every 2 ms.
+        let window = |start: Instant| -> VecDeque<Seen> {
+            (0..PRESSURE_WINDOW)
+                .map(|i| {
+                    let mib = 0.25 * (1 + i % 4) as f64;
+                    Seen {
+                        mib,
+                        latency_ms: 25.0 + 20.0 * mib,
+                        body_ms: 20.0 * mib,
+                        in_flight: 8.0,
+                        done: start + Duration::from_millis(2 * i as u64),
+                    }
+                })
+                .collect()
+        };
+        // Slices of a process beside six busy loops on 2 cores (78 % of its
+        // runnable time waiting, the machine never idle, seven other
+        // threads runnable: a fair share `κ` of 2 · 2 / (2 + 7) = 0.44
+        // cores) using `cores` of them, or of one with room (2 %, half the
+        // machine idle).
+        let slice = |wait: f64, idle: f64, cores: f64| Slice {
+            gets: 32.0,
+            calls: 8.0,
+            mib: 10.0,
+            cpu_ms: 100.0 * cores,
+            wall_ms: 100.0,
+            wait_share: Some(wait),
+            idle_share: Some(idle),
+            others_running: Some(if wait > 0.5 { 7.0 } else { 0.0 }),
+        };
+        let refreshed = |wait: f64, idle: f64, cores: f64| {
+            let mut st = State {
+                window: window(Instant::now()),
+                prior: Some(PRIOR),
+                cpu: CpuMeter::with_cores(2.0),
+                ..State::default()
+            };
+            for _ in 0..8 {
+                st.cpu.close(slice(wait, idle, cores));
+            }
+            for _ in 0..4 * BUSY_STREAK {
+                refresh(&mut st, PRIOR);
+            }
+            assert!(st.pressure > SATURATED, "the window reads busy");
+            st
+        };
+        // Using 0.42 of its 0.44 cores: the rate is what they took in.
+        let bound = refreshed(0.78, 0.0, 0.42);
+        assert!(bound.cpu.starved() && bound.cpu.cpu_bound());
+        assert_eq!(
+            bound.capacity_mib_s, None,
+            "the cores' doing, not the link's"
+        );
+        // Starved as much but using 0.16 of them: the cores had room, the
+        // link did not, and `C` is what the window delivered: the
+        // 39.75 MiB completed after the first GET, over the 126 ms since.
+        let c = 39.75 / 0.126;
+        let waiting = refreshed(0.78, 0.0, 0.16);
+        assert!(waiting.cpu.starved() && !waiting.cpu.cpu_bound());
+        let got = waiting.capacity_mib_s.expect("a full link");
+        assert!((got - c).abs() < 1e-6, "{got}");
+        // Not starved, whatever it used: the link's.
+        let roomy = refreshed(0.02, 0.5, 0.9);
+        assert!(!roomy.cpu.starved() && !roomy.cpu.cpu_bound());
+        let got = roomy.capacity_mib_s.expect("a full link");
+        assert!((got - c).abs() < 1e-6, "{got}");
+    }
+
+    #[test]
+    fn the_byte_price_makes_the_planners_sum_the_stations_linear_cost() {
+        let (fixed, base) = PRIOR;
+        let cpu = CpuPrice {
+            per_call_ms: 0.3,
+            gets_per_call: 1.0,
+            mib_per_call: 0.4,
+            per_get_ms: 0.1,
+            per_mib_ms: 0.35,
+            cores: 0.5,
+        };
+        let lp = ClosedLoop {
+            calls: 128.0,
+            slots: 64.0,
+            capacity_mib_s: 1000.0,
+            cpu: Some(cpu),
+            first_byte_excess_ms: 2.0,
+        };
+        let priced = |w: [f64; 3]| MarginalCost {
+            at: Demands::default(),
+            cycle_ms: 1.0,
+            per_delay: 0.0,
+            per_station: w,
+        };
+        // All three stations priced: `m* · base / fixed` is `b / a`, so the
+        // planner's `Σ_g (fixed + m* · base · L_g)` is `a · G + b · M` over
+        // `a / fixed`: the same plan is least under both.
+        let w = [3.0, 20.0, 50.0];
+        let a = w[0] * (fixed + 2.0) / 64.0 + w[2] * 0.1 / 0.5;
+        let b = w[0] * base / 64.0 + w[1] * 1000.0 / 1000.0 + w[2] * 0.35 / 0.5;
+        let m = lp.byte_price(&priced(w), fixed, base).unwrap();
+        assert!((m * base / fixed - b / a).abs() < 1e-12, "{m}");
+        for (g1, m1, g2, m2) in [
+            (1.0, 0.4, 2.0, 0.3),
+            (3.0, 1.0, 5.0, 0.2),
+            (1.0, 2.0, 9.0, 0.1),
+        ] {
+            let planner = |g: f64, mib: f64| g * fixed + m * base * mib;
+            let linear = |g: f64, mib: f64| a * g + b * mib;
+            assert_eq!(
+                planner(g1, m1) < planner(g2, m2),
+                linear(g1, m1) < linear(g2, m2),
+                "{g1} {m1} {g2} {m2}"
+            );
+        }
+        // The slots alone with no excess first byte: the prior's own price.
+        let slots_only = ClosedLoop {
+            first_byte_excess_ms: 0.0,
+            ..lp
+        };
+        let m = slots_only.byte_price(&priced([3.0, 0.0, 0.0]), fixed, base);
+        assert!((m.unwrap() - 1.0).abs() < 1e-12, "{m:?}");
+        // The link alone: a GET costs nothing, a byte something: no gap byte.
+        assert_eq!(
+            lp.byte_price(&priced([0.0, 5.0, 0.0]), fixed, base),
+            Some(PRICE_RANGE.1)
+        );
+        // The CPU alone, its GETs dear against its bytes: merged further
+        // than the prior would, down to the range's floor.
+        let dear_gets = ClosedLoop {
+            cpu: Some(CpuPrice {
+                per_get_ms: 50.0,
+                ..cpu
+            }),
+            ..lp
+        };
+        assert_eq!(
+            dear_gets.byte_price(&priced([0.0, 0.0, 1.0]), fixed, base),
+            Some(PRICE_RANGE.0)
+        );
+        // Nothing priced: no candidate.
+        assert_eq!(lp.byte_price(&priced([0.0, 0.0, 0.0]), fixed, base), None);
     }
 }

@@ -16,7 +16,7 @@ use object_store::{
     CopyOptions, GetOptions, GetResult, ListResult, MultipartUpload, ObjectMeta, ObjectStore,
     PutMultipartOptions, PutOptions, PutPayload, PutResult, RenameOptions,
 };
-use planner_core::{Interval, Parallelism, PlanRequest, PlanSummary, Request, Surrogate};
+use planner_core::{Interval, Method, Parallelism, PlanRequest, PlanSummary, Request, Surrogate};
 use tokio::sync::Semaphore;
 use tokio::time::Instant;
 
@@ -27,7 +27,7 @@ use crate::builder::{PlanOptions, PlannedStoreBuilder};
 use crate::error::PlannedError;
 use crate::get::{CallCounters, Getter, Got};
 use crate::hedge::Hedger;
-use crate::load::{ClosedLoop, LoadEstimator, LoadSnapshot, MEASURED_FIXED_MARGIN, PRICES};
+use crate::load::{ClosedLoop, LoadEstimator, LoadSnapshot, MEASURED_FIXED_MARGIN};
 use crate::marginal::{MarginalCost, PlanFigures, PlanMix, SMOOTHNESS};
 use crate::ranges::{Normalized, answer, normalize, slice_range};
 use crate::stats::{CallStats, Stats, StatsSnapshot};
@@ -150,8 +150,9 @@ impl<S: ObjectStore + ?Sized> PlannedStore<S> {
     /// 2. plan them with `opts.surrogate` (fixed, or the load-aware prior);
     ///    load-aware (`warp`), also at wider parallelism, at `P = 1` and,
     ///    once the link's capacity or the client CPU's price is known, at
-    ///    every per-MiB price of [`PRICES`](crate::load::PRICES), keeping the plan
-    ///    of least marginal cost in the loop the calls' mix of plans makes
+    ///    `P = 1` for the per-MiB price of the linearised station cost
+    ///    ([`ClosedLoop::byte_price`]), keeping the plan of least marginal
+    ///    cost in the loop the calls' mix of plans makes
     ///    ([`marginal`](crate::marginal));
     /// 3. issue the planned GETs concurrently, each under an I/O slot, with
     ///    the stall timeout, one retry, and hedging ([`hedge`](crate::hedge));
@@ -333,10 +334,10 @@ impl<S: ObjectStore + ?Sized> PlannedStore<S> {
     ///   is more than [`MEASURED_FIXED_MARGIN`] above the prior's, at first
     ///   byte `f̂`, as asked and at `P = 1` (a GET dearer than the prior says);
     /// - once the link's capacity `C` or the CPU's price is known, at `P = 1`
-    ///   for each further per-MiB price `m · base` of [`PRICES`] (fewer
-    ///   bytes where the link or the client's CPU binds), in rising order
-    ///   up to the first plan that carries no gap byte (the plan of every
-    ///   dearer price too).
+    ///   for the per-MiB price `m* · base` whose plan minimises the
+    ///   linearised cost of the stations ([`ClosedLoop::byte_price`]: fewer
+    ///   bytes where the link or the client's CPU per byte binds, fewer
+    ///   GETs where the CPU per GET does), unless `m*` is the base price.
     ///
     /// Every candidate is a `trace` event of target `warp::plan` (`Q`, `C`,
     /// `e`, its first byte, price multiplier and `P`, its GETs, bytes, `B`,
@@ -349,8 +350,8 @@ impl<S: ObjectStore + ?Sized> PlannedStore<S> {
     /// the backend, and that surrogate.
     ///
     /// # Complexity
-    /// One plan, or at most `6 + |PRICES|` plans and as many `O(K)`
-    /// evaluations; `O(1)` to price each.
+    /// One plan, or at most 7 plans and as many `O(K)` evaluations; `O(1)`
+    /// to price each.
     fn plan(
         &self,
         req: &PlanRequest<'_>,
@@ -399,11 +400,20 @@ impl<S: ObjectStore + ?Sized> PlannedStore<S> {
                 fixed_ms,
                 per_mib_ms: base * m,
             };
+            // At `P = 1`, `T_1 = W`: the `min_w` method's one thresholded
+            // DP is exact there, where the search would look for the same
+            // plan along the `(B, W)` frontier.
+            let method = if parallelism == Some(1.0) {
+                Method::MinW
+            } else {
+                req.method
+            };
             let (requests, summary, backend) = self
                 .planners
                 .plan(&PlanRequest {
                     surrogate: &surrogate,
                     parallelism,
+                    method,
                     ..*req
                 })
                 .map_err(PlannedError::Plan)?;
@@ -474,19 +484,15 @@ impl<S: ObjectStore + ?Sized> PlannedStore<S> {
             }
         }
         if prices.capacity_mib_s.is_some() || prices.cpu.is_some() {
-            for m in PRICES {
-                let (cost, (figures, kept)) = candidate(m, Some(1.0))?;
-                // A plan that carries no gap byte is the plan of every
-                // dearer byte too: at `P = 1` its cost `Σ fixed + m·base·
-                // bytes` has the least bytes any plan can have and rises
-                // with `m` no faster than any other's: the dearer prices
-                // would plan it again at the same cost, and ties keep the
-                // earlier, so the loop ends without changing the choice.
-                let gapless = kept.1.overfetch_bytes == 0;
-                best = cheaper(best, (cost, (figures, kept)));
-                if gapless {
-                    break;
-                }
+            // The one price at which the planner's sum is the stations'
+            // linearised cost (`ClosedLoop::byte_price`); the base price's
+            // plan at `P = 1` is a candidate already.
+            let price = marginal
+                .get()
+                .and_then(|mc| closed_loop.byte_price(mc, fixed_ms, base))
+                .filter(|m| (m - 1.0).abs() > 1e-3);
+            if let Some(m) = price {
+                best = cheaper(best, candidate(m, Some(1.0))?);
             }
         }
         let (figures, kept) = best.1;
