@@ -94,7 +94,10 @@
 //! cores, with the simulated link at 1 024 MiB/s, `C` read 595–844 MiB/s
 //! in every cell that learnt it (quiet: 1 036–1 094), and the cells where
 //! `warp` fell behind the best fixed rule (real identity `Q` = 32,
-//! synthetic `pca_zorder` `Q` = 128) used 0.84–0.93 of `κ`. Starvation
+//! synthetic `pca_zorder` `Q` = 128) used 0.84–0.93 of `κ` (in the next
+//! grid, 0.68 for the second, whose `C` still read 734: the test keeps out
+//! the windows of a core-bound process, not every window a starved one
+//! misreads). Starvation
 //! alone is not the test (tried: link unpriced where it bound): synthetic
 //! identity at 1 GiB/s `Q` = 32, starved too, filled the link (971 MiB/s)
 //! with 0.36 of `κ` used. The delivered rate `r` at

@@ -336,8 +336,8 @@ impl<S: ObjectStore + ?Sized> PlannedStore<S> {
     /// - once the link's capacity `C` or the CPU's price is known, at `P = 1`
     ///   for the per-MiB price `m* · base` whose plan minimises the
     ///   linearised cost of the stations ([`ClosedLoop::byte_price`]: fewer
-    ///   bytes where the link or the client's CPU per byte binds, fewer
-    ///   GETs where the CPU per GET does), unless `m*` is the base price.
+    ///   bytes where the link or the client's CPU per byte binds; never a
+    ///   cheaper byte than the prior's), unless `m*` is the base price.
     ///
     /// Every candidate is a `trace` event of target `warp::plan` (`Q`, `C`,
     /// `e`, its first byte, price multiplier and `P`, its GETs, bytes, `B`,
