@@ -703,11 +703,7 @@ impl ClosedLoop {
         let (alpha, beta) = self.cpu.filter(|c| c.cores > 0.0).map_or((0.0, 0.0), |c| {
             (c.per_get_ms / c.cores, c.per_mib_ms / c.cores)
         });
-        let link = if self.capacity_mib_s.is_finite() && self.capacity_mib_s > 0.0 {
-            1000.0 / self.capacity_mib_s
-        } else {
-            0.0
-        };
+        let link = self.link_ms_per_mib();
         let a = w_slots * (fixed_ms + e) / slots + w_cpu * alpha;
         let b = w_slots * base / slots + w_link * link + w_cpu * beta;
         let (lo, hi) = PRICE_RANGE;
@@ -721,17 +717,23 @@ impl ClosedLoop {
         (!m.is_nan()).then(|| m.clamp(lo, hi))
     }
 
+    /// The link's demand per MiB, `1000 / C` ms (0 while `C` is unknown).
+    /// `O(1)`.
+    fn link_ms_per_mib(&self) -> f64 {
+        if self.capacity_mib_s.is_finite() && self.capacity_mib_s > 0.0 {
+            1000.0 / self.capacity_mib_s
+        } else {
+            0.0
+        }
+    }
+
     /// What a call of plan `p` asks of this loop's stations
     /// ([`marginal`](crate::marginal)): delay `Z = B + e`, slots `(H + |π| · e) / S`,
     /// link `1000 · MiB / C` (0 while `C` is unknown), CPU `c(plan) / κ` (0
     /// while its price is). `O(1)`.
     pub fn demands(&self, p: &PlanFigures) -> Demands {
         let e = self.first_byte_excess_ms.max(0.0);
-        let link = if self.capacity_mib_s.is_finite() && self.capacity_mib_s > 0.0 {
-            1000.0 * p.mib / self.capacity_mib_s
-        } else {
-            0.0
-        };
+        let link = p.mib * self.link_ms_per_mib();
         let cpu = self.cpu.map_or(0.0, |c| c.call_ms(p.gets, p.mib) / c.cores);
         Demands {
             delay_ms: p.b_ms + e,
