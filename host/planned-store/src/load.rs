@@ -39,7 +39,7 @@
 //! ([`ClosedLoop::byte_price`]: the resources the plan takes, with no
 //! critical-path term to keep adjacent intervals apart at a high price).
 //! Until 2026-12-05 that was a sweep over eight prices from 2 to 1 024
-//! times `base`, each a plan of its own: ten plans a call, 29 µs a query
+//! times `base`, each a plan of its own: up to ten plans a call, 29 µs a query
 //! against the fixed rule's 5, some 8 % of a CPU-bound process's CPU
 //! (synthetic `pca_zorder`, 1 GiB/s, `Q` = 128, quiet: 296 µs a query), and
 //! the 4–5 % by which `warp` trailed the fixed rules beside CPU-bound
