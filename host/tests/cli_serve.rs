@@ -44,8 +44,11 @@ fn post(addr: SocketAddr, body: &str) -> (u16, Value) {
     (status, serde_json::from_str(body).unwrap())
 }
 
-fn index() -> PathBuf {
-    let d = std::env::temp_dir().join(format!("warp-cli-serve-{}", std::process::id()));
+/// A small index built by `warp build` in a directory of its own for the
+/// test `name` (tests run in parallel threads of one process, so a shared
+/// directory would be removed under another test's build).
+fn index(name: &str) -> PathBuf {
+    let d = std::env::temp_dir().join(format!("warp-cli-serve-{name}-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&d);
     std::fs::create_dir_all(&d).unwrap();
     let url = d.join("index");
@@ -90,7 +93,7 @@ fn serve(args: &[&str]) -> (Running, Value) {
 
 #[test]
 fn serve_answers_what_query_prints_and_stops_on_sigterm() {
-    let url = index();
+    let url = index("query");
     let url = url.to_str().unwrap();
     let (mut child, started) = serve(&["--url", url]);
     let addr: SocketAddr = started["listening"].as_str().unwrap().parse().unwrap();
@@ -169,7 +172,7 @@ fn stored(dir: &std::path::Path, prefix: &str) -> PathBuf {
 
 #[test]
 fn warp_load_drives_a_served_index_and_counts_what_failed() {
-    let url = index();
+    let url = index("load");
     let dir = url.parent().unwrap().to_path_buf();
     let token = "load-test-token-0123456789";
     let token_file = dir.join("token");
