@@ -1,6 +1,7 @@
 //! One planned GET: a range read with a stall timeout, checked for the
 //! range and length it returns, retried once, hedged when it straggles.
 
+use std::future::poll_fn;
 use std::ops::Range;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Duration;
@@ -17,6 +18,7 @@ use crate::error::PlannedError;
 use crate::hedge::Hedger;
 use crate::load::{GetSample, LoadEstimator};
 use crate::stats::CallStats;
+use crate::wait::WaitClock;
 
 /// Counters of one call, updated by its concurrent GETs (they survive the
 /// call being cancelled by its deadline).
@@ -98,8 +100,10 @@ impl<S: ObjectStore + ?Sized> Getter<'_, S> {
         let mut chunks: Vec<Bytes> = Vec::new();
         let mut received = 0u64;
         let mut stream = res.into_stream();
+        let mut clock = WaitClock::new();
         loop {
-            match timeout(self.stall, stream.next()).await {
+            let next = poll_fn(|cx| clock.poll(cx, |cx| stream.poll_next_unpin(cx)));
+            match timeout(self.stall, next).await {
                 Err(_) => return Err(stalled()),
                 Ok(None) => break,
                 Ok(Some(Err(e))) => return Err(PlannedError::from_get(e, range)),
@@ -123,6 +127,8 @@ impl<S: ObjectStore + ?Sized> Getter<'_, S> {
             len: received,
             first_byte_ms: first_byte.as_secs_f64() * 1000.0,
             latency_ms: latency.as_secs_f64() * 1000.0,
+            waited_ms: clock.waited().as_secs_f64() * 1000.0,
+            late_ms: clock.late().as_secs_f64() * 1000.0,
             in_flight,
             done: start + latency,
         });

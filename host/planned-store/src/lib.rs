@@ -128,6 +128,7 @@ mod robust;
 pub mod simulated;
 mod stats;
 mod store;
+mod wait;
 
 pub use backend::{BackendError, BackendFactory, BackendPool, NativeBackend, PlanBackend};
 pub use builder::{DEFAULT_FETCH_BUDGET, PlanOptions, PlannedStoreBuilder};
