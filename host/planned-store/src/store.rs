@@ -27,7 +27,7 @@ use crate::builder::{PlanOptions, PlannedStoreBuilder};
 use crate::error::PlannedError;
 use crate::get::{CallCounters, Getter, Got};
 use crate::hedge::Hedger;
-use crate::load::{ClosedLoop, LoadEstimator, LoadSnapshot, MEASURED_FIXED_MARGIN};
+use crate::load::{ClosedLoop, LoadEstimator, LoadSnapshot, MEASURED_FIXED_MARGIN, PRICE_RANGE};
 use crate::marginal::{MarginalCost, PlanFigures, PlanMix, SMOOTHNESS};
 use crate::ranges::{Normalized, answer, normalize, slice_range};
 use crate::stats::{CallStats, Stats, StatsSnapshot};
@@ -339,6 +339,28 @@ impl<S: ObjectStore + ?Sized> PlannedStore<S> {
     ///   bytes where the link or the client's CPU per byte binds; never a
     ///   cheaper byte than the prior's), unless `m*` is the base price.
     ///
+    /// # Pruning
+    /// Once a plan was kept (the mix has a mean) and `C` or the CPU's price
+    /// is known, the plan at `m*` is made first. The marginal cost of any
+    /// plan `y` is `k + w_Z · B_y + a · G_y + b · M_y` (the stations'
+    /// demands are affine in GETs and MiB, `H = G · fixed + base · M`; the
+    /// CPU's is clamped at 0, which only raises it), and the `m*` plan
+    /// minimises `a · G + b · M` over every plan of at most `K_max` GETs
+    /// when `m*` is inside [`PRICE_RANGE`] (not clamped). Every GET holds
+    /// one whole interval at least, so `B_y ≥ B_floor = max_i t₀(L_i)`, and
+    ///
+    /// ```text
+    /// cost(y) ≥ cost(m*) − w_Z · (B_m* − B_floor)
+    /// ```
+    ///
+    /// When that gap is at most `ε · cost(m*)` (the request's `epsilon`, the
+    /// planner's own tolerance) and the `m*` plan's CPU demand is not
+    /// clamped, no other candidate is made: the call keeps the `m*` plan,
+    /// within `ε` of the best candidate. That is where the loop is bound by
+    /// its stations, not by a call's critical path (`w_Z = (Z̄ / R̃)^{p−1}`
+    /// is small): at `Q` = 32 or 128, one plan where there were four or
+    /// five. Otherwise the `m*` plan is the last candidate, as below.
+    ///
     /// Every candidate is a `trace` event of target `warp::plan` (`Q`, `C`,
     /// `e`, its first byte, price multiplier and `P`, its GETs, bytes, `B`,
     /// `W`, the fluid bound [`ClosedLoop::cost_ms`] of a loop of copies of
@@ -351,7 +373,7 @@ impl<S: ObjectStore + ?Sized> PlannedStore<S> {
     ///
     /// # Complexity
     /// One plan, or at most 7 plans and as many `O(K)` evaluations; `O(1)`
-    /// to price each.
+    /// to price each, and `O(n)` over the `n` intervals for `B_floor`.
     fn plan(
         &self,
         req: &PlanRequest<'_>,
@@ -456,6 +478,37 @@ impl<S: ObjectStore + ?Sized> PlannedStore<S> {
             Ok::<_, PlannedError>((cost, (figures, (requests, summary, backend, surrogate))))
         };
         let candidate = |m: f64, parallelism: Option<f64>| candidate_at(fixed_ms, m, parallelism);
+        // Priced at the mix of plans kept, from the start when there is one.
+        if let Some(mean) = self.mix.mean() {
+            marginal.get_or_init(|| {
+                MarginalCost::at_mix(calls as f64, closed_loop.demands(&mean), SMOOTHNESS)
+            });
+        }
+        let priced = prices.capacity_mib_s.is_some() || prices.cpu.is_some();
+        // The plan at the byte price `m*` first, when `m*` is inside
+        // `PRICE_RANGE` (unclamped): no plan's stations cost less than its,
+        // so no candidate beats it by more than the critical path it could
+        // still save (see "Pruning" above).
+        let mut at_price = None;
+        if let Some(mc) = marginal.get().filter(|_| priced) {
+            let (lo, hi) = PRICE_RANGE;
+            if let Some(m) = closed_loop
+                .byte_price(mc, fixed_ms, base)
+                .filter(|&m| m > lo && m < hi && (m - 1.0).abs() > 1e-3)
+            {
+                let c = candidate(m, Some(1.0))?;
+                let gap = pruning_gap(mc, &closed_loop, &(c.1).0, req.intervals, (fixed_ms, base));
+                if let Some(gap) = gap
+                    && gap <= req.epsilon.max(0.0) * c.0.abs()
+                {
+                    tracing::trace!(target: "warp::plan", gap, "the byte price's plan is within epsilon of every plan");
+                    let (figures, kept) = c.1;
+                    self.mix.note(figures);
+                    return Ok(kept);
+                }
+                at_price = Some(c);
+            }
+        }
         // The planner's own plan, then the resource-priced ones: `P = 1`
         // (`min W`, no critical-path term) at each price, so that a dearer
         // byte never keeps adjacent intervals apart.
@@ -483,7 +536,9 @@ impl<S: ObjectStore + ?Sized> PlannedStore<S> {
                 best = cheaper(best, candidate_at(f, 1.0, p)?);
             }
         }
-        if prices.capacity_mib_s.is_some() || prices.cpu.is_some() {
+        if let Some(c) = at_price {
+            best = cheaper(best, c);
+        } else if priced {
             // The one price at which the planner's sum is the stations'
             // linearised cost (`ClosedLoop::byte_price`); the base price's
             // plan at `P = 1` is a candidate already.
@@ -499,6 +554,29 @@ impl<S: ObjectStore + ?Sized> PlannedStore<S> {
         self.mix.note(figures);
         Ok(kept)
     }
+}
+
+/// How much less than the plan `kept` at the byte price `m*` any plan of
+/// `intervals` can cost at `mc` (the plan method's "Pruning"):
+/// `w_Z · (B_kept − B_floor)` with `B_floor = max_i t₀(L_i)` under the
+/// prior `(fixed_ms, base)`; `None` when the bound does not hold because
+/// `kept`'s CPU demand is clamped at 0. `kept` must be the plan of least
+/// `Σ_g (fixed + m* · base · L_g)`, `m*` unclamped. `O(n)`.
+fn pruning_gap(
+    mc: &MarginalCost,
+    closed_loop: &ClosedLoop,
+    kept: &PlanFigures,
+    intervals: &[Interval],
+    (fixed_ms, base): (f64, f64),
+) -> Option<f64> {
+    let clamped = closed_loop
+        .cpu
+        .is_some_and(|cpu| cpu.call_ms(kept.gets, kept.mib) <= 0.0);
+    let b_floor = intervals
+        .iter()
+        .map(|i| fixed_ms + base * i.len as f64 / 1_048_576.0)
+        .fold(0.0, f64::max);
+    (!clamped).then(|| mc.per_delay * (kept.b_ms - b_floor).max(0.0))
 }
 
 /// The cheaper of two costed candidates, ties to the earlier `a`. `O(1)`.
@@ -721,6 +799,122 @@ impl<S: ObjectStore + ?Sized> ObjectStore for PlannedStore<S> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The pruning bound against every plan: on random instances of up to
+    /// 9 intervals, random loops (link, CPU, slots, first-byte excess) and
+    /// mixes, no grouping of the intervals into GETs costs less than the
+    /// byte price's plan minus [`pruning_gap`].
+    #[test]
+    fn no_plan_costs_less_than_the_byte_prices_plan_minus_the_gap() {
+        use crate::cpu::CpuPrice;
+        use rand::{Rng, SeedableRng};
+        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(7);
+        let (fixed, base) = (25.0, 5.0);
+        let mut checked = 0;
+        for _ in 0..400 {
+            let n = rng.random_range(1..=9usize);
+            let mut at = 0u64;
+            let intervals: Vec<Interval> = (0..n)
+                .map(|_| {
+                    at += rng.random_range(0..3u64 << 20);
+                    let i = Interval {
+                        offset: at,
+                        len: rng.random_range(1..2u64 << 20),
+                    };
+                    at += i.len;
+                    i
+                })
+                .collect();
+            let required: u64 = intervals.iter().map(|i| i.len).sum();
+            let prior = Surrogate::Affine {
+                fixed_ms: fixed,
+                per_mib_ms: base,
+            };
+            let figures_of = |requests: &[Request]| {
+                let s = planner_core::summarize(requests, required, &prior, Parallelism::Unbounded);
+                PlanFigures {
+                    b_ms: s.b_ms,
+                    hold_ms: s.w_ms,
+                    gets: requests.len() as f64,
+                    mib: s.bytes as f64 / 1_048_576.0,
+                }
+            };
+            let closed_loop = ClosedLoop {
+                calls: rng.random_range(1.0..256.0),
+                slots: rng.random_range(1.0..128.0),
+                capacity_mib_s: rng.random_range(100.0..5000.0),
+                cpu: rng.random_bool(0.7).then(|| CpuPrice {
+                    per_call_ms: rng.random_range(0.05..1.0),
+                    gets_per_call: rng.random_range(1.0..6.0),
+                    mib_per_call: rng.random_range(0.1..8.0),
+                    per_get_ms: rng.random_range(0.0..0.5),
+                    per_mib_ms: rng.random_range(0.0..0.5),
+                    cores: rng.random_range(0.2..2.0),
+                }),
+                first_byte_excess_ms: rng.random_range(0.0..10.0),
+            };
+            let mean = PlanFigures {
+                b_ms: rng.random_range(25.0..60.0),
+                hold_ms: rng.random_range(25.0..200.0),
+                gets: rng.random_range(1.0..6.0),
+                mib: rng.random_range(0.1..8.0),
+            };
+            let mc =
+                MarginalCost::at_mix(closed_loop.calls, closed_loop.demands(&mean), SMOOTHNESS);
+            let (lo, hi) = PRICE_RANGE;
+            let Some(m) = closed_loop
+                .byte_price(&mc, fixed, base)
+                .filter(|&m| m > lo && m < hi)
+            else {
+                continue;
+            };
+            let (kept, _) = planner_core::plan_once(&PlanRequest {
+                intervals: &intervals,
+                k_max: n,
+                parallelism: Some(1.0),
+                surrogate: &Surrogate::Affine {
+                    fixed_ms: fixed,
+                    per_mib_ms: base * m,
+                },
+                epsilon: 0.0,
+                method: Method::MinW,
+            })
+            .unwrap();
+            let kept = figures_of(&kept);
+            let Some(gap) = pruning_gap(&mc, &closed_loop, &kept, &intervals, (fixed, base)) else {
+                continue;
+            };
+            let floor = mc.cost_ms(&closed_loop.demands(&kept)) - gap;
+            // Every grouping of the intervals into contiguous GETs: bit `i`
+            // set cuts between intervals `i` and `i + 1`.
+            for cuts in 0..1u32 << (n - 1) {
+                let mut requests = Vec::new();
+                let mut first = 0usize;
+                for last in 0..n {
+                    if last == n - 1 || cuts & (1 << last) != 0 {
+                        let (a, b) = (intervals[first], intervals[last]);
+                        requests.push(Request {
+                            first: first as u32,
+                            last: last as u32,
+                            offset: a.offset,
+                            len: b.offset + b.len - a.offset,
+                        });
+                        first = last + 1;
+                    }
+                }
+                let cost = mc.cost_ms(&closed_loop.demands(&figures_of(&requests)));
+                assert!(
+                    cost >= floor - 1e-9 * floor.abs().max(1.0),
+                    "{cost} < {floor} (gap {gap}) for cuts {cuts:b} of {intervals:?} in {closed_loop:?}"
+                );
+            }
+            checked += 1;
+        }
+        assert!(
+            checked > 100,
+            "only {checked} instances had an unclamped m*"
+        );
+    }
 
     /// With the link's capacity and the CPU's price unknown, the closed
     /// loop still knows the I/O slots: many concurrent calls sharing few
