@@ -43,7 +43,11 @@
 //! against the fixed rule's 5, some 8 % of a CPU-bound process's CPU
 //! (synthetic `pca_zorder`, 1 GiB/s, `Q` = 128, quiet: 296 µs a query), and
 //! the 4–5 % by which `warp` trailed the fixed rules beside CPU-bound
-//! neighbours with plans alike. It keeps the plan of least
+//! neighbours with plans alike. Once the mix has a mean, the `m*` plan is
+//! made first, and alone when no other can cost less by more than the
+//! request's `ε` of its cost (`PlannedStore`'s plan docs, *Pruning*: 6 µs a
+//! query in the cell above, one plan a call where the stations bind). It
+//! keeps the plan of least
 //! cost, ties to the earlier, where the cost is `R` taken not for a loop of
 //! copies of the call ([`ClosedLoop::cost_ms`], the bound above) but for the
 //! loop the *mix* of plans makes: the `p`-norm smooth maximum of the four
