@@ -166,10 +166,10 @@ mod tests {
         d.as_secs_f64() * 1000.0
     }
 
-    /// A reader that is there for every chunk: all of the body's time is
-    /// waited, none late.
-    #[tokio::test(start_paused = true)]
-    async fn a_ready_reader_waits_the_whole_body() {
+    /// Ten chunks sent every 3 ms, read by a reader that is away for
+    /// `away_ms` after each (not polling the body meanwhile): the chunks
+    /// read, the time it took, ms, and the clock.
+    async fn read_away(away_ms: u64) -> (u32, f64, WaitClock) {
         let (tx, rx) = mpsc::channel::<u32>(16);
         let mut rx = tokio_stream_of(rx);
         tokio::spawn(async move {
@@ -186,39 +186,30 @@ mod tests {
             .is_some()
         {
             got += 1;
+            if away_ms > 0 {
+                sleep(Duration::from_millis(away_ms)).await;
+            }
         }
-        assert_eq!(got, 10);
-        assert_eq!(ms(t0.elapsed()), 30.0);
+        (got, ms(t0.elapsed()), clock)
+    }
+
+    /// A reader that is there for every chunk: all of the body's time is
+    /// waited, none late.
+    #[tokio::test(start_paused = true)]
+    async fn a_ready_reader_waits_the_whole_body() {
+        let (got, took, clock) = read_away(0).await;
+        assert_eq!((got, took), (10, 30.0));
         assert_eq!(ms(clock.waited()), 30.0);
         assert_eq!(ms(clock.late()), 0.0);
     }
 
     /// A reader away for 20 ms after each chunk while the chunks come every
     /// 3 ms: after the first, every chunk is there when it looks, so only
-    /// the first 3 ms and the tail after the reader caught up are waited.
+    /// the first 3 ms are waited.
     #[tokio::test(start_paused = true)]
     async fn chunks_that_piled_up_while_the_reader_was_away_are_not_waited() {
-        let (tx, rx) = mpsc::channel::<u32>(16);
-        let mut rx = tokio_stream_of(rx);
-        tokio::spawn(async move {
-            for i in 0..10 {
-                sleep(Duration::from_millis(3)).await;
-                tx.send(i).await.unwrap();
-            }
-        });
-        let mut clock = WaitClock::new();
-        let t0 = Instant::now();
-        let mut got = 0;
-        while poll_fn(|cx| clock.poll(cx, |cx| rx.poll_next_unpin(cx)))
-            .await
-            .is_some()
-        {
-            got += 1;
-            // Busy elsewhere: the body is not polled meanwhile.
-            sleep(Duration::from_millis(20)).await;
-        }
-        assert_eq!(got, 10);
-        assert_eq!(ms(t0.elapsed()), 3.0 + 10.0 * 20.0);
+        let (got, took, clock) = read_away(20).await;
+        assert_eq!((got, took), (10, 3.0 + 10.0 * 20.0));
         assert_eq!(
             ms(clock.waited()),
             3.0,
