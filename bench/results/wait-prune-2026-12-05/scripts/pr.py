@@ -1,11 +1,7 @@
-import re,sys,statistics as st
+import sys,statistics as st
+from gets import gets
 for f in sys.argv[1:]:
-    rows=[]
-    for line in open(f):
-        if 'GET observed' in line:
-            d=dict(re.findall(r'(\w+)=([0-9.e+-]+)',line))
-            mib=float(d['len'])/2**20; b=float(d['latency_ms'])-float(d['first_byte_ms'])
-            rows.append((mib,b,float(d['late_ms']),float(d['waited_ms'])))
+    rows=gets(f)
     out=[]
     for k,fn in (('body',lambda r:r[1]),('body-late',lambda r:r[1]-r[2]),('waited',lambda r:r[3])):
         ps=[]

@@ -1,4 +1,5 @@
-import re,sys,statistics as st
+import sys,statistics as st
+from gets import gets
 def sen(pts):
     s=[]
     for i in range(len(pts)):
@@ -10,12 +11,7 @@ def sen(pts):
     # lower bound approx: rank n/2 - 1.96*sqrt(n*(..)) crude: use 2.5% of the central spread
     return s[max(0,int(n/2-1.96*(n**0.5)))]
 for f in sys.argv[1:]:
-    rows=[]
-    for line in open(f):
-        if 'GET observed' in line:
-            d=dict(re.findall(r'(\w+)=([0-9.e+-]+)',line))
-            mib=float(d['len'])/2**20; b=float(d['latency_ms'])-float(d['first_byte_ms'])
-            rows.append((mib,b,float(d['late_ms'])))
+    rows=gets(f)
     out=[]
     for k,fn in (('body',lambda r:r[1]),('body-late',lambda r:r[1]-r[2])):
         ps=[]
