@@ -485,29 +485,34 @@ impl<S: ObjectStore + ?Sized> PlannedStore<S> {
             });
         }
         let priced = prices.capacity_mib_s.is_some() || prices.cpu.is_some();
-        // The plan at the byte price `m*` first, when `m*` is inside
-        // `PRICE_RANGE` (unclamped): no plan's stations cost less than its,
-        // so no candidate beats it by more than the critical path it could
-        // still save (see "Pruning" above).
+        // The byte price `m*` (`ClosedLoop::byte_price`), once `C` or the
+        // CPU's price is known and the call is priced at a mix; `None` at
+        // the base price, whose plan at `P = 1` is a candidate already.
+        let byte_price = || {
+            marginal
+                .get()
+                .filter(|_| priced)
+                .and_then(|mc| closed_loop.byte_price(mc, fixed_ms, base))
+                .filter(|m| (m - 1.0).abs() > 1e-3)
+        };
+        // The plan at `m*` first, when `m*` is inside `PRICE_RANGE`
+        // (unclamped): no plan's stations cost less than its, so no
+        // candidate beats it by more than the critical path it could still
+        // save (see "Pruning" above).
         let mut at_price = None;
-        if let Some(mc) = marginal.get().filter(|_| priced) {
-            let (lo, hi) = PRICE_RANGE;
-            if let Some(m) = closed_loop
-                .byte_price(mc, fixed_ms, base)
-                .filter(|&m| m > lo && m < hi && (m - 1.0).abs() > 1e-3)
+        let (lo, hi) = PRICE_RANGE;
+        if let (Some(m), Some(mc)) = (byte_price().filter(|&m| m > lo && m < hi), marginal.get()) {
+            let c = candidate(m, Some(1.0))?;
+            let gap = pruning_gap(mc, &closed_loop, &(c.1).0, req.intervals, (fixed_ms, base));
+            if let Some(gap) = gap
+                && gap <= req.epsilon.max(0.0) * c.0.abs()
             {
-                let c = candidate(m, Some(1.0))?;
-                let gap = pruning_gap(mc, &closed_loop, &(c.1).0, req.intervals, (fixed_ms, base));
-                if let Some(gap) = gap
-                    && gap <= req.epsilon.max(0.0) * c.0.abs()
-                {
-                    tracing::trace!(target: "warp::plan", gap, "the byte price's plan is within epsilon of every plan");
-                    let (figures, kept) = c.1;
-                    self.mix.note(figures);
-                    return Ok(kept);
-                }
-                at_price = Some(c);
+                tracing::trace!(target: "warp::plan", gap, "the byte price's plan is within epsilon of every plan");
+                let (figures, kept) = c.1;
+                self.mix.note(figures);
+                return Ok(kept);
             }
+            at_price = Some(c);
         }
         // The planner's own plan, then the resource-priced ones: `P = 1`
         // (`min W`, no critical-path term) at each price, so that a dearer
@@ -536,19 +541,12 @@ impl<S: ObjectStore + ?Sized> PlannedStore<S> {
                 best = cheaper(best, candidate_at(f, 1.0, p)?);
             }
         }
+        // Last, the plan at `m*`: the one price at which the planner's sum
+        // is the stations' linearised cost (made above when unclamped).
         if let Some(c) = at_price {
             best = cheaper(best, c);
-        } else if priced {
-            // The one price at which the planner's sum is the stations'
-            // linearised cost (`ClosedLoop::byte_price`); the base price's
-            // plan at `P = 1` is a candidate already.
-            let price = marginal
-                .get()
-                .and_then(|mc| closed_loop.byte_price(mc, fixed_ms, base))
-                .filter(|m| (m - 1.0).abs() > 1e-3);
-            if let Some(m) = price {
-                best = cheaper(best, candidate(m, Some(1.0))?);
-            }
+        } else if let Some(m) = byte_price() {
+            best = cheaper(best, candidate(m, Some(1.0))?);
         }
         let (figures, kept) = best.1;
         self.mix.note(figures);
