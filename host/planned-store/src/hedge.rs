@@ -3,9 +3,12 @@
 //! that follows how many GETs straggle.
 //!
 //! # Delay: outside the normal band only
-//! Latencies are compared across sizes through the surrogate the GET was
-//! planned with: each completed GET contributes the ratio `ρ = ℓ / t(L)` of
-//! its latency to its predicted time. The normal band is `ρ ≤ band · m`,
+//! Latencies are compared across sizes through the store's latency model,
+//! the surrogate of the read's options (for a load-aware read, its prior;
+//! not the byte price the plan was made at, which moves call by call and
+//! would leave the ratios of one call's GETs incomparable with the next's):
+//! each completed GET contributes the ratio `ρ = ℓ / t(L)` of its latency
+//! to its predicted time. The normal band is `ρ ≤ band · m`,
 //! `m` the median of the last 256 ratios, and a GET of predicted time `t(L)`
 //! is hedged once it is outside it:
 //!
@@ -205,6 +208,12 @@ impl Hedger {
             .map_or(self.policy.warmup_factor, |m| self.policy.band * m);
         let ms = (factor * t_ms).clamp(0.0, 3_600_000.0);
         Duration::from_secs_f64(ms / 1000.0).max(self.policy.floor)
+    }
+
+    /// The last [`RING`] latency ratios `ρ = ℓ / t(L)`, oldest first.
+    #[cfg(test)]
+    pub(crate) fn ratios(&self) -> Vec<f64> {
+        self.state().ratios.iter().copied().collect()
     }
 
     /// The fraction of the last [`RING`] planned GETs that straggled; 0

@@ -293,7 +293,14 @@ impl<S: ObjectStore + ?Sized> PlannedStore<S> {
             io: &self.io,
             counters,
         };
-        let bodies = fetch_all(&getter, &norm, ranges, &requests, &surrogate, ready).await?;
+        // Each GET is timed for hedging by the store's latency model (the
+        // options' surrogate, the load-aware prior), not by the price the
+        // plan was made at: a load-aware plan prices a byte at up to
+        // `PRICE_RANGE.1` times the model's, call by call, and ratios to
+        // those prices put the hedger's median far below a GET at the
+        // model's own pace (measured beside six busy loops: `warp` hedged
+        // 5–12 % of its GETs where the fixed rules hedged 0–0.3 %).
+        let bodies = fetch_all(&getter, &norm, ranges, &requests, &opts.surrogate, ready).await?;
         let object_size = bodies.iter().map(|b| b.1).max().unwrap_or(0);
         let parts = interval_parts(&norm.intervals, &requests, &bodies);
         let parts_out = answer(ranges, &norm, &parts, || object_size)?;
@@ -593,8 +600,9 @@ pub fn affine(s: &Surrogate) -> Option<(f64, f64)> {
     }
 }
 
-/// Issues the plan's GETs concurrently and returns their bodies in request
-/// order; as each one lands, every interval whose covering GETs are now all
+/// Issues the plan's GETs concurrently, each predicted to take
+/// `model.eval(len)` (the store's latency model, which times its hedge), and
+/// returns their bodies in request order; as each one lands, every interval whose covering GETs are now all
 /// in is cut out ([`interval_part`]) and each requested range it holds is
 /// handed to `ready` (see [`PlannedStore::read_each`]). The first failed GET
 /// fails the call and drops the others (their requests cancelled).
@@ -608,7 +616,7 @@ async fn fetch_all<S: ObjectStore + ?Sized>(
     norm: &Normalized,
     ranges: &[Range<u64>],
     requests: &[Request],
-    surrogate: &Surrogate,
+    model: &Surrogate,
     ready: &mut (dyn FnMut(usize, &Bytes) + Send),
 ) -> Result<Vec<Got>, PlannedError> {
     let n = norm.intervals.len();
@@ -624,7 +632,7 @@ async fn fetch_all<S: ObjectStore + ?Sized>(
         .iter()
         .enumerate()
         .map(|(g, r)| async move {
-            let t_ms = surrogate.eval(r.len);
+            let t_ms = model.eval(r.len);
             (g, getter.fetch(r.offset..r.offset + r.len, t_ms).await)
         })
         .collect();
@@ -1020,6 +1028,66 @@ mod tests {
             at(0),
             at(2)
         );
+    }
+
+    /// A GET is hedged when it is slow for the store, not for the price
+    /// its plan was made at. With the link known at 20 MiB/s, a load-aware
+    /// read prices a byte far above the S3 prior's 5 ms/MiB (and leaves
+    /// the gaps out); its GETs, each taking exactly the prior's time on a
+    /// store without spread, must read at the prior's pace (`ρ` = 1), not
+    /// at a small fraction of it, which would put the median the next
+    /// unpriced call's GETs are judged by far below their normal time.
+    #[tokio::test(start_paused = true)]
+    async fn hedges_time_gets_by_the_stores_model_not_by_the_plans_price() {
+        use crate::load::{GetSample, WINDOW};
+        use crate::simulated::{SimulateConfig, SimulatedStore};
+        let inner: Arc<dyn ObjectStore> = Arc::new(object_store::memory::InMemory::new());
+        let path = Path::from("payload");
+        object_store::ObjectStoreExt::put(&*inner, &path, vec![3u8; 4 << 20].into())
+            .await
+            .unwrap();
+        let sim = SimulatedStore::new(
+            inner,
+            SimulateConfig {
+                link_mib_per_s: 0.0,
+                tail_probability: 0.0,
+                first_byte_sigma: 0.0,
+                ..SimulateConfig::s3()
+            },
+        );
+        let store = PlannedStore::builder(Arc::new(sim)).build().unwrap();
+        // The link seen full at 20 MiB/s: 1 MiB GETs at twice their
+        // unloaded time, one completing every 50 ms.
+        store.load.note_prior((25.0, 5.0));
+        let mut t = Instant::now();
+        for _ in 0..4 * WINDOW {
+            t += Duration::from_millis(50);
+            store.load.observe(GetSample {
+                len: 1 << 20,
+                first_byte_ms: 60.0,
+                latency_ms: 60.0,
+                waited_ms: 0.0,
+                late_ms: 0.0,
+                in_flight: 8,
+                done: t,
+            });
+        }
+        let c = store.load().capacity_mib_s.expect("the link is known");
+        assert!((c - 20.0).abs() < 1.0, "{c}");
+        // Sixteen 64 KiB ranges 256 KiB apart.
+        let ranges: Vec<Range<u64>> = (0..16u64)
+            .map(|i| i * (256 << 10)..i * (256 << 10) + (64 << 10))
+            .collect();
+        let opts = store.plan_options().clone();
+        let read = store.read(&path, &ranges, &opts, None).await.unwrap();
+        let (_, per_mib) = affine(&read.surrogate).unwrap();
+        assert!(per_mib > 20.0, "a priced plan: {:?}", read.surrogate);
+        let ratios = store.hedger.as_ref().unwrap().ratios();
+        assert_eq!(ratios.len(), read.requests.len());
+        for rho in ratios {
+            assert!((rho - 1.0).abs() < 0.05, "{rho}: {:?}", read.requests);
+        }
+        assert_eq!(read.stats.hedges, 0);
     }
 
     #[test]
