@@ -962,26 +962,34 @@ mod tests {
     /// over two GETs (the lance rule halves one past 16 MiB) is handed over
     /// once, when both are in; overlapping requested ranges each once; every
     /// handed range equals the answer's.
-    #[tokio::test(start_paused = true)]
-    async fn each_range_is_handed_over_when_its_own_gets_land() {
+    /// `data` as object `payload` of a simulated S3 store without spread,
+    /// tail or link limit (25 ms + 5 ms/MiB a GET), each connection capped
+    /// at `per_conn_mib_per_s` (0 for none).
+    async fn simulated_payload(
+        data: Vec<u8>,
+        per_conn_mib_per_s: f64,
+    ) -> (crate::simulated::SimulatedStore, Path) {
         use crate::simulated::{SimulateConfig, SimulatedStore};
         let inner: Arc<dyn ObjectStore> = Arc::new(object_store::memory::InMemory::new());
         let path = Path::from("payload");
-        let size = 40usize << 20;
-        let data: Vec<u8> = (0..size).map(|i| (i % 251) as u8).collect();
-        object_store::ObjectStoreExt::put(&*inner, &path, data.clone().into())
+        object_store::ObjectStoreExt::put(&*inner, &path, data.into())
             .await
             .unwrap();
-        let sim = SimulatedStore::new(
-            inner,
-            SimulateConfig {
-                link_mib_per_s: 0.0,
-                per_conn_mib_per_s: 1.0,
-                tail_probability: 0.0,
-                first_byte_sigma: 0.0,
-                ..SimulateConfig::s3()
-            },
-        );
+        let config = SimulateConfig {
+            link_mib_per_s: 0.0,
+            per_conn_mib_per_s,
+            tail_probability: 0.0,
+            first_byte_sigma: 0.0,
+            ..SimulateConfig::s3()
+        };
+        (SimulatedStore::new(inner, config), path)
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn each_range_is_handed_over_when_its_own_gets_land() {
+        let size = 40usize << 20;
+        let data: Vec<u8> = (0..size).map(|i| (i % 251) as u8).collect();
+        let (sim, path) = simulated_payload(data.clone(), 1.0).await;
         let store = PlannedStore::builder(Arc::new(sim))
             .without_hedging()
             .build()
@@ -1040,21 +1048,7 @@ mod tests {
     #[tokio::test(start_paused = true)]
     async fn hedges_time_gets_by_the_stores_model_not_by_the_plans_price() {
         use crate::load::{GetSample, WINDOW};
-        use crate::simulated::{SimulateConfig, SimulatedStore};
-        let inner: Arc<dyn ObjectStore> = Arc::new(object_store::memory::InMemory::new());
-        let path = Path::from("payload");
-        object_store::ObjectStoreExt::put(&*inner, &path, vec![3u8; 4 << 20].into())
-            .await
-            .unwrap();
-        let sim = SimulatedStore::new(
-            inner,
-            SimulateConfig {
-                link_mib_per_s: 0.0,
-                tail_probability: 0.0,
-                first_byte_sigma: 0.0,
-                ..SimulateConfig::s3()
-            },
-        );
+        let (sim, path) = simulated_payload(vec![3u8; 4 << 20], 0.0).await;
         let store = PlannedStore::builder(Arc::new(sim)).build().unwrap();
         // The link seen full at 20 MiB/s: 1 MiB GETs at twice their
         // unloaded time, one completing every 50 ms.
