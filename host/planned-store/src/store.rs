@@ -957,13 +957,6 @@ mod tests {
         assert_eq!(summary.bytes, 7 * (1 << 20) + (64 << 10));
     }
 
-    /// `read_each` hands a range over when the GETs covering it are in, not
-    /// when the call's slowest GET is: under a paused clock, a small range's
-    /// GET lands at ~25 ms and is handed over then, while an 8 MiB range at
-    /// 1 MiB/s a connection keeps the call going for 8 s. A range split
-    /// over two GETs (the lance rule halves one past 16 MiB) is handed over
-    /// once, when both are in; overlapping requested ranges each once; every
-    /// handed range equals the answer's.
     /// `data` as object `payload` of a simulated S3 store without spread,
     /// tail or link limit (25 ms + 5 ms/MiB a GET), each connection capped
     /// at `per_conn_mib_per_s` (0 for none).
@@ -987,6 +980,13 @@ mod tests {
         (SimulatedStore::new(inner, config), path)
     }
 
+    /// `read_each` hands a range over when the GETs covering it are in, not
+    /// when the call's slowest GET is: under a paused clock, a small range's
+    /// GET lands at ~25 ms and is handed over then, while an 8 MiB range at
+    /// 1 MiB/s a connection keeps the call going for 8 s. A range split
+    /// over two GETs (the lance rule halves one past 16 MiB) is handed over
+    /// once, when both are in; overlapping requested ranges each once; every
+    /// handed range equals the answer's.
     #[tokio::test(start_paused = true)]
     async fn each_range_is_handed_over_when_its_own_gets_land() {
         let size = 40usize << 20;
