@@ -98,9 +98,11 @@ mod tests {
 
     #[test]
     fn reads_within_the_limit_and_refuses_beyond() {
-        let dir = std::env::temp_dir().join(format!("warp-input-{}", std::process::id()));
-        std::fs::create_dir_all(&dir).unwrap();
-        let f = dir.join("x.json");
+        let dir = tempfile::Builder::new()
+            .prefix("warp-input-")
+            .tempdir()
+            .unwrap();
+        let f = dir.path().join("x.json");
         std::fs::write(&f, "0123456789").unwrap();
         assert_eq!(read_text(&f, "--input", 10, "--x").unwrap(), "0123456789");
         let e = read_text(&f, "--input", 9, "--max-input-bytes")
@@ -112,7 +114,7 @@ mod tests {
         );
         assert!(check_file(&f, "--queries", 10, "--x").is_ok());
         assert!(check_file(&f, "--queries", 9, "--x").is_err());
-        let e = check_file(&dir, "--queries", 9, "--x")
+        let e = check_file(dir.path(), "--queries", 9, "--x")
             .unwrap_err()
             .to_string();
         assert!(e.contains("not a regular file"), "{e}");
@@ -123,6 +125,5 @@ mod tests {
                 .to_string()
                 .contains("UTF-8")
         );
-        std::fs::remove_dir_all(&dir).unwrap();
     }
 }

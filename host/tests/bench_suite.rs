@@ -219,13 +219,16 @@ async fn every_run_answers_identically_and_the_cache_sweep_cuts_gets() {
             .any(|r| r.policy == planner_core::Method::LanceRule.to_string())
     );
 
-    let dir = std::env::temp_dir().join(format!("warp-bench-plots-{}", std::process::id()));
+    let dir = tempfile::Builder::new()
+        .prefix("warp-bench-plots-")
+        .tempdir()
+        .unwrap();
     let ctx = PlotContext {
         workload: "tiny fixture".into(),
         machine: "test machine".into(),
         command: "cargo test".into(),
     };
-    let files = write_all(&dir, &rows, &ctx).unwrap();
+    let files = write_all(dir.path(), &rows, &ctx).unwrap();
     let names: Vec<String> = files
         .iter()
         .map(|p| p.file_name().unwrap().to_string_lossy().into_owned())
@@ -254,7 +257,7 @@ async fn every_run_answers_identically_and_the_cache_sweep_cuts_gets() {
     assert!(total < 400_000, "{total} bytes of SVG");
     // Without a sweep there is no cache chart.
     let no_sweep: Vec<_> = rows.iter().filter(|r| r.cache == "0").cloned().collect();
-    assert_eq!(write_all(&dir, &no_sweep, &ctx).unwrap().len(), 4);
+    assert_eq!(write_all(dir.path(), &no_sweep, &ctx).unwrap().len(), 4);
 }
 
 /// `warp bench --nprobe 2,4,8,32`: one row per (policy, nprobe), answers
@@ -298,13 +301,16 @@ async fn an_nprobe_sweep_gives_the_recall_cost_trade_off() {
     let bytes: Vec<f64> = rows.iter().map(|r| r.bytes_per_query).collect();
     assert!(bytes[0] < bytes[6], "{bytes:?}");
 
-    let dir = std::env::temp_dir().join(format!("warp-bench-recall-{}", std::process::id()));
+    let dir = tempfile::Builder::new()
+        .prefix("warp-bench-recall-")
+        .tempdir()
+        .unwrap();
     let ctx = PlotContext {
         workload: "tiny fixture".into(),
         machine: "test machine".into(),
         command: "cargo test".into(),
     };
-    let files = write_all(&dir, &rows, &ctx).unwrap();
+    let files = write_all(dir.path(), &rows, &ctx).unwrap();
     let names: Vec<String> = files
         .iter()
         .map(|p| p.file_name().unwrap().to_string_lossy().into_owned())
@@ -348,7 +354,6 @@ async fn an_nprobe_sweep_gives_the_recall_cost_trade_off() {
         .map(|r| r["nprobe"].as_u64().unwrap())
         .collect();
     assert_eq!(nprobes, [2, 2, 4, 4, 8, 8, nlist as u64, nlist as u64]);
-    let _ = std::fs::remove_dir_all(&dir);
 }
 
 /// A suite of `separate` then `warp` (Q = 1, no warm-up, 60 queries) on an
@@ -547,9 +552,11 @@ fn bench_has_one_cache_flag_that_sweeps() {
 /// centroids) or a layout already benchmarked is refused in one line.
 #[test]
 fn also_url_benchmarks_a_second_layout_of_the_same_build() {
-    let dir = std::env::temp_dir().join(format!("warp-bench-also-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    let url = |name: &str| dir.join(name).to_str().unwrap().to_string();
+    let dir = tempfile::Builder::new()
+        .prefix("warp-bench-also-")
+        .tempdir()
+        .unwrap();
+    let url = |name: &str| dir.path().join(name).to_str().unwrap().to_string();
     for (name, layout, seed) in [
         ("id", "identity", "7"),
         ("z", "pca_zorder", "7"),
@@ -576,7 +583,7 @@ fn also_url_benchmarks_a_second_layout_of_the_same_build() {
         ]);
         assert_eq!(code, Some(0), "{err}");
     }
-    let plot = dir.join("plot");
+    let plot = dir.path().join("plot");
     let (code, out, err) = warp(&[
         "bench",
         "--url",
@@ -644,5 +651,4 @@ fn also_url_benchmarks_a_second_layout_of_the_same_build() {
             "{line}"
         );
     }
-    let _ = std::fs::remove_dir_all(&dir);
 }

@@ -12,13 +12,21 @@ fn warp() -> Command {
 const INSTANCE: &str = r#"{"intervals": [[0, 100], [200, 100], [10000, 50]], "k_max": 2, "parallelism": 4.0,
  "surrogate": {"affine": {"fixed_ms": 25.0, "per_mib_ms": 5.0}}}"#;
 
-fn instance_file(name: &str) -> std::path::PathBuf {
-    let p = std::env::temp_dir().join(format!(
-        "warp-cli-output-{name}-{}.json",
-        std::process::id()
-    ));
-    std::fs::write(&p, INSTANCE).unwrap();
-    p
+/// [`INSTANCE`] in a scratch directory, removed when dropped (also on a
+/// failed test).
+struct InstanceFile {
+    path: std::path::PathBuf,
+    _dir: tempfile::TempDir,
+}
+
+fn instance_file(name: &str) -> InstanceFile {
+    let dir = tempfile::Builder::new()
+        .prefix(&format!("warp-cli-output-{name}-"))
+        .tempdir()
+        .unwrap();
+    let path = dir.path().join("instance.json");
+    std::fs::write(&path, INSTANCE).unwrap();
+    InstanceFile { path, _dir: dir }
 }
 
 fn one_error_line(stderr: &[u8]) -> String {
@@ -33,7 +41,7 @@ fn full_disk_is_one_line_and_exit_2() {
     let input = instance_file("full");
     let out = warp()
         .args(["plan", "--native", "--input"])
-        .arg(&input)
+        .arg(&input.path)
         .stdout(std::fs::File::create("/dev/full").unwrap())
         .output()
         .unwrap();
@@ -67,7 +75,6 @@ fn full_disk_is_one_line_and_exit_2() {
         let line = one_error_line(&out.stderr);
         assert!(line.contains("No space left"), "{line}");
     }
-    let _ = std::fs::remove_file(input);
 }
 
 /// A `warp tune-greedy` that finishes in milliseconds.
@@ -115,7 +122,7 @@ fn closed_stdout_is_an_error_not_a_silent_success() {
         .arg("-c")
         .arg(format!(
             "exec \"$0\" plan --native --input '{}' >&-",
-            input.display()
+            input.path.display()
         ))
         .arg(env!("CARGO_BIN_EXE_warp"))
         .output()
@@ -126,12 +133,11 @@ fn closed_stdout_is_an_error_not_a_silent_success() {
     // `> /dev/null` is a choice, not an error.
     let out = warp()
         .args(["plan", "--native", "--input"])
-        .arg(&input)
+        .arg(&input.path)
         .stdout(Stdio::null())
         .output()
         .unwrap();
     assert_eq!(out.status.code(), Some(0), "{out:?}");
-    let _ = std::fs::remove_file(input);
 }
 
 #[test]
@@ -139,7 +145,7 @@ fn a_reader_that_goes_away_is_a_quiet_success() {
     let input = instance_file("pipe");
     let mut child = warp()
         .args(["plan", "--native", "--pretty", "--input"])
-        .arg(&input)
+        .arg(&input.path)
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .spawn()
@@ -156,7 +162,6 @@ fn a_reader_that_goes_away_is_a_quiet_success() {
         .unwrap();
     assert_eq!(status.code(), Some(0), "{err}");
     assert!(err.is_empty(), "{err}");
-    let _ = std::fs::remove_file(input);
 }
 
 #[test]
@@ -193,8 +198,12 @@ fn help_and_version_onto_a_full_disk_fail_in_one_line() {
 /// after creating it (and exited 0); now one line, exit 2, nothing made.
 #[test]
 fn calibrate_refuses_a_missing_directory_without_making_it() {
-    let missing =
-        std::env::temp_dir().join(format!("warp-calibrate-missing-{}", std::process::id()));
+    let dir = tempfile::Builder::new()
+        .prefix("warp-calibrate-missing-")
+        .tempdir()
+        .unwrap();
+    // Under a fresh directory: no stale run can have made it.
+    let missing = dir.path().join("missing");
     let out = warp()
         .args(["calibrate", "--url"])
         .arg(&missing)

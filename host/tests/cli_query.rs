@@ -8,7 +8,7 @@
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
-use std::sync::OnceLock;
+use std::sync::{Arc, Mutex, PoisonError, Weak};
 
 use serde_json::Value;
 
@@ -20,17 +20,35 @@ fn warp(args: &[&str]) -> Output {
         .unwrap()
 }
 
-fn dir() -> PathBuf {
-    std::env::temp_dir().join(format!("warp-cli-query-{}", std::process::id()))
+/// A scratch directory, removed when the guard drops (also on a failed test).
+fn scratch() -> tempfile::TempDir {
+    tempfile::Builder::new()
+        .prefix("warp-cli-query-")
+        .tempdir()
+        .unwrap()
 }
 
-/// A small index built once by `warp build`, and its stderr.
-fn index() -> &'static (PathBuf, String) {
-    static INDEX: OnceLock<(PathBuf, String)> = OnceLock::new();
-    INDEX.get_or_init(|| {
-        let d = dir();
-        std::fs::create_dir_all(&d).unwrap();
-        let url = d.join("index");
+/// A small index built by `warp build`, and its stderr.
+struct Built {
+    /// The index, `index` in `_dir`.
+    url: PathBuf,
+    stderr: String,
+    _dir: tempfile::TempDir,
+}
+
+/// The shared index: built by the first test that asks, shared by the tests
+/// running meanwhile, and removed with its directory when the last of them
+/// drops it (a failing test included; a static would never be dropped). A
+/// later test builds it again.
+fn index() -> Arc<Built> {
+    static INDEX: Mutex<Weak<Built>> = Mutex::new(Weak::new());
+    let mut shared = INDEX.lock().unwrap_or_else(PoisonError::into_inner);
+    if let Some(built) = shared.upgrade() {
+        return built;
+    }
+    let built = Arc::new({
+        let dir = scratch();
+        let url = dir.path().join("index");
         let out = warp(&[
             "build",
             "--url",
@@ -51,8 +69,14 @@ fn index() -> &'static (PathBuf, String) {
             "lines",
         ]);
         assert!(out.status.success(), "{out:?}");
-        (url, String::from_utf8_lossy(&out.stderr).to_string())
-    })
+        Built {
+            url,
+            stderr: String::from_utf8_lossy(&out.stderr).to_string(),
+            _dir: dir,
+        }
+    });
+    *shared = Arc::downgrade(&built);
+    built
 }
 
 fn json_lines(out: &Output) -> Vec<Value> {
@@ -64,7 +88,8 @@ fn json_lines(out: &Output) -> Vec<Value> {
 
 #[test]
 fn build_reports_each_phase_on_stderr() {
-    let (_, stderr) = index();
+    let index = index();
+    let stderr = &index.stderr;
     for phase in [
         "generate vectors",
         "ground truth",
@@ -82,7 +107,8 @@ fn build_reports_each_phase_on_stderr() {
 
 #[test]
 fn query_index_is_the_number_printed() {
-    let (url, _) = index();
+    let index = index();
+    let url = &index.url;
     let out = warp(&[
         "query",
         "--url",
@@ -123,8 +149,10 @@ fn corrupt_list(url: &Path, list: usize) {
 fn one_bad_query_does_not_abort_the_batch() {
     use warp_host::formats::write_fvecs;
     // A copy of the index, so the other tests read a sound one.
-    let (url, _) = index();
-    let bad = dir().join("bad");
+    let index = index();
+    let url = &index.url;
+    let dir = scratch();
+    let bad = dir.path().join("bad");
     std::fs::create_dir_all(&bad).unwrap();
     for e in std::fs::read_dir(url).unwrap() {
         let e = e.unwrap();
@@ -138,7 +166,7 @@ fn one_bad_query_does_not_abort_the_batch() {
         .chunks_exact(4)
         .map(|b| f32::from_le_bytes([b[0], b[1], b[2], b[3]]))
         .collect();
-    let queries = dir().join("q.fvecs");
+    let queries = dir.path().join("q.fvecs");
     write_fvecs(&queries, &centroids[..4 * 16], 16).unwrap();
     corrupt_list(&bad, 1);
     let out = warp(&[
@@ -180,7 +208,8 @@ fn ids(v: &Value) -> Vec<u64> {
 
 #[test]
 fn build_lays_the_index_out_by_greedy_tour_unless_told() {
-    let (url, _) = index();
+    let index = index();
+    let url = &index.url;
     let text = std::fs::read_to_string(url.join("manifest.json")).unwrap();
     let manifest: serde_json::Value = serde_json::from_str(text.lines().next().unwrap()).unwrap();
     assert_eq!(manifest["reorder"], "greedy_tour");
@@ -192,7 +221,8 @@ fn build_lays_the_index_out_by_greedy_tour_unless_told() {
 
 #[test]
 fn reorder_reads_the_index_itself() {
-    let (url, _) = index();
+    let index = index();
+    let url = &index.url;
     let out = warp(&[
         "reorder",
         "--url",
@@ -223,7 +253,8 @@ fn reorder_reads_the_index_itself() {
 /// the whole command, opening the index included, and names the deadline.
 #[test]
 fn the_deadline_covers_opening_the_index() {
-    let (url, _) = index();
+    let index = index();
+    let url = &index.url;
     let started = std::time::Instant::now();
     let out = warp(&[
         "query",
@@ -256,8 +287,10 @@ fn the_deadline_covers_opening_the_index() {
 /// under a deadline the batch as a whole exceeds (~1 s of 50 ms waves).
 #[test]
 fn every_query_of_a_batch_has_its_own_deadline() {
-    let (url, _) = index();
-    let q = dir().join("deadline-batch.fvecs");
+    let index = index();
+    let url = &index.url;
+    let dir = scratch();
+    let q = dir.path().join("deadline-batch.fvecs");
     let mut bytes = Vec::new();
     for i in 0..6 {
         bytes.extend_from_slice(&16i32.to_le_bytes());
@@ -302,8 +335,8 @@ fn every_query_of_a_batch_has_its_own_deadline() {
 /// before it unless `--progress lines` asks for them.
 #[test]
 fn a_failed_build_leaves_one_line_on_stderr() {
-    let file = dir().join("not-a-directory");
-    std::fs::create_dir_all(dir()).unwrap();
+    let dir = scratch();
+    let file = dir.path().join("not-a-directory");
     std::fs::write(&file, b"x").unwrap();
     let url = file.join("index");
     let out = warp(&[
@@ -333,7 +366,8 @@ fn a_failed_build_leaves_one_line_on_stderr() {
 #[test]
 fn huge_query_components_print_finite_distances_in_exact_order() {
     use warp_host::ivf::synthetic::{SyntheticParams, generate};
-    let (url, _) = index();
+    let index = index();
+    let url = &index.url;
     // The base `warp build --synthetic 3000 --dim 16 --seed 5` generated.
     let (base, _) = generate(&SyntheticParams {
         n: 3000,

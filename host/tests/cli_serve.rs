@@ -44,14 +44,25 @@ fn post(addr: SocketAddr, body: &str) -> (u16, Value) {
     (status, serde_json::from_str(body).unwrap())
 }
 
+/// A built index in a scratch directory of its own, removed when dropped (a
+/// failing assertion included). Bind it before the server that reads it, so
+/// the server is killed before the directory goes.
+struct Built {
+    /// The index, `index` in `dir`.
+    url: PathBuf,
+    /// The scratch directory, also for the test's other files.
+    dir: tempfile::TempDir,
+}
+
 /// A small index built by `warp build` in a directory of its own for the
 /// test `name` (tests run in parallel threads of one process, so a shared
 /// directory would be removed under another test's build).
-fn index(name: &str) -> PathBuf {
-    let d = std::env::temp_dir().join(format!("warp-cli-serve-{name}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&d);
-    std::fs::create_dir_all(&d).unwrap();
-    let url = d.join("index");
+fn index(name: &str) -> Built {
+    let dir = tempfile::Builder::new()
+        .prefix(&format!("warp-cli-serve-{name}-"))
+        .tempdir()
+        .unwrap();
+    let url = dir.path().join("index");
     let out = warp()
         .args([
             "build",
@@ -68,7 +79,7 @@ fn index(name: &str) -> PathBuf {
         .output()
         .unwrap();
     assert!(out.status.success(), "{out:?}");
-    url
+    Built { url, dir }
 }
 
 /// `warp serve --bind 127.0.0.1:0 --native --log off` with `args`: the
@@ -93,8 +104,8 @@ fn serve(args: &[&str]) -> (Running, Value) {
 
 #[test]
 fn serve_answers_what_query_prints_and_stops_on_sigterm() {
-    let url = index("query");
-    let url = url.to_str().unwrap();
+    let built = index("query");
+    let url = built.url.to_str().unwrap();
     let (mut child, started) = serve(&["--url", url]);
     let addr: SocketAddr = started["listening"].as_str().unwrap().parse().unwrap();
     let vector = "0.5,1,1.5,2,2.5,3,3.5,4,4.5,5,5.5,6,6.5,7,7.5,8";
@@ -172,10 +183,10 @@ fn stored(dir: &std::path::Path, prefix: &str) -> PathBuf {
 
 #[test]
 fn warp_load_drives_a_served_index_and_counts_what_failed() {
-    let url = index("load");
-    let dir = url.parent().unwrap().to_path_buf();
+    let built = index("load");
+    let url = &built.url;
     let token = "load-test-token-0123456789";
-    let token_file = dir.join("token");
+    let token_file = built.dir.path().join("token");
     std::fs::write(&token_file, format!("{token}\n")).unwrap();
     let (_child, started) = serve(&[
         "--url",
@@ -186,8 +197,8 @@ fn warp_load_drives_a_served_index_and_counts_what_failed() {
         token_file.to_str().unwrap(),
     ]);
     let endpoint = format!("http://{}", started["listening"].as_str().unwrap());
-    let queries = stored(&url, "queries-");
-    let truth = stored(&url, "groundtruth-");
+    let queries = stored(url, "queries-");
+    let truth = stored(url, "groundtruth-");
     let load = |extra: &[&str]| {
         let out = warp()
             .args([

@@ -19,7 +19,7 @@ async fn every_policy_and_layout_gives_identical_answers() {
     let f = fixture(None);
     let nlist = f.trained.nlist();
     let dir = tempdir("policies");
-    let file = store::open(dir.to_str().unwrap()).unwrap();
+    let file = store::open(dir.path().to_str().unwrap()).unwrap();
     let identity: Vec<u32> = (0..nlist as u32).collect();
     write(&f, &file, &identity, "identity").await;
     let reference = answers(file.clone(), &f.queries, "separate").await;
@@ -162,22 +162,22 @@ async fn missing_index_is_a_clear_error() {
 #[tokio::test]
 async fn an_oversized_manifest_is_refused_before_it_is_read() {
     let dir = tempdir("huge-manifest");
-    std::fs::create_dir_all(&dir).unwrap();
-    let file = std::fs::File::create(dir.join(MANIFEST)).unwrap();
+    let file = std::fs::File::create(dir.path().join(MANIFEST)).unwrap();
     file.set_len(300 << 20).unwrap();
-    let e = Index::open(store::open(dir.to_str().unwrap()).unwrap())
+    let e = Index::open(store::open(dir.path().to_str().unwrap()).unwrap())
         .await
         .unwrap_err();
     let text = e.to_string();
     assert!(text.contains("more than the 268435456 allowed"), "{text}");
     assert!(matches!(e, Error::Index { .. }), "{e:?}");
-    let _ = std::fs::remove_dir_all(&dir);
 }
 
-fn tempdir(name: &str) -> std::path::PathBuf {
-    let d = std::env::temp_dir().join(format!("warp-host-{name}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&d);
-    d
+/// A scratch directory, removed when the guard drops (also on a failed test).
+fn tempdir(name: &str) -> tempfile::TempDir {
+    tempfile::Builder::new()
+        .prefix(&format!("warp-host-{name}-"))
+        .tempdir()
+        .unwrap()
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

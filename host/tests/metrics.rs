@@ -267,7 +267,10 @@ async fn cosine_refuses_all_zero_vectors_in_one_line() {
 #[test]
 fn the_cli_builds_each_metric_and_refuses_a_mismatch_in_one_line() {
     use std::process::Command;
-    let dir = std::env::temp_dir().join(format!("warp-metrics-cli-{}", std::process::id()));
+    let dir = tempfile::Builder::new()
+        .prefix("warp-metrics-cli-")
+        .tempdir()
+        .unwrap();
     let warp = |args: &[&str]| {
         Command::new(env!("CARGO_BIN_EXE_warp"))
             .args(args)
@@ -276,7 +279,7 @@ fn the_cli_builds_each_metric_and_refuses_a_mismatch_in_one_line() {
             .unwrap()
     };
     for metric in ["cosine", "dot"] {
-        let url = dir.join(metric);
+        let url = dir.path().join(metric);
         let out = warp(&[
             "build",
             "--url",
@@ -325,7 +328,7 @@ fn the_cli_builds_each_metric_and_refuses_a_mismatch_in_one_line() {
     let out = warp(&[
         "build",
         "--url",
-        dir.join("x").to_str().unwrap(),
+        dir.path().join("x").to_str().unwrap(),
         "--metric",
         "hamming",
     ]);
@@ -335,5 +338,4 @@ fn the_cli_builds_each_metric_and_refuses_a_mismatch_in_one_line() {
         err.contains("\"hamming\" is not a metric (l2, cosine, dot)"),
         "{err}"
     );
-    let _ = std::fs::remove_dir_all(&dir);
 }

@@ -131,14 +131,16 @@ async fn a_reader_of_the_old_manifest_survives_a_rebuild_until_gc() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn gc_removes_stale_temp_files_of_a_killed_local_write() {
     let f = fixture(None);
-    let dir = std::env::temp_dir().join(format!("warp-gc-temp-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    let url = dir.to_str().unwrap().to_string();
+    let dir = tempfile::Builder::new()
+        .prefix("warp-gc-temp-")
+        .tempdir()
+        .unwrap();
+    let url = dir.path().to_str().unwrap().to_string();
     let loc = store::open(&url).unwrap();
     let order: Vec<u32> = (0..f.trained.nlist() as u32).collect();
     write(&f, &loc, &order, "identity").await;
     // What object_store leaves when the process dies inside a put.
-    let temp = dir.join("payload-0123456789abcdef.bin#1");
+    let temp = dir.path().join("payload-0123456789abcdef.bin#1");
     std::fs::write(&temp, vec![0u8; 4096]).unwrap();
     let params = |older_than| GcParams {
         force: true,
@@ -171,7 +173,6 @@ async fn gc_removes_stale_temp_files_of_a_killed_local_write() {
     assert!(!temp.exists());
     // The index is intact.
     assert!(Index::open(loc).await.is_ok());
-    let _ = std::fs::remove_dir_all(&dir);
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -217,10 +218,11 @@ async fn gc_in_a_loop_never_breaks_a_rebuild_in_memory() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn gc_in_a_loop_never_breaks_a_rebuild_on_local_files() {
-    let dir = std::env::temp_dir().join(format!("warp-gc-loop-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    gc_loop_during_rebuilds(dir.to_str().unwrap(), 25).await;
-    let _ = std::fs::remove_dir_all(&dir);
+    let dir = tempfile::Builder::new()
+        .prefix("warp-gc-loop-")
+        .tempdir()
+        .unwrap();
+    gc_loop_during_rebuilds(dir.path().to_str().unwrap(), 25).await;
 }
 
 fn short_lease() -> LeaseParams {
@@ -478,9 +480,11 @@ async fn gc_below_the_grace_floor_is_refused_without_force() {
     );
     assert_eq!(names(&loc).await, before);
     // The CLI: one line, exit 2, before anything is read; `--force` runs.
-    let dir = std::env::temp_dir().join(format!("warp-gc-floor-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    let url = dir.to_str().unwrap().to_string();
+    let dir = tempfile::Builder::new()
+        .prefix("warp-gc-floor-")
+        .tempdir()
+        .unwrap();
+    let url = dir.path().to_str().unwrap().to_string();
     let file = store::open(&url).unwrap();
     write(&f, &file, &order, "identity").await;
     write(&f, &file, &order, "identity").await;
@@ -517,7 +521,6 @@ async fn gc_below_the_grace_floor_is_refused_without_force() {
     ] {
         assert!(summary.get(key).is_some(), "{key} missing: {stdout}");
     }
-    let _ = std::fs::remove_dir_all(&dir);
 }
 
 #[test]

@@ -63,9 +63,11 @@ async fn s3_answers_match_file() {
     tokio::time::sleep(Duration::from_millis(1100)).await;
     // Rebuild over the first index: the manifest switches, both generations stay.
     write(&f, &s3, &order, "reversed").await;
-    let dir = std::env::temp_dir().join(format!("warp-host-s3-ref-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    let file = store::open(dir.to_str().unwrap()).unwrap();
+    let dir = tempfile::Builder::new()
+        .prefix("warp-host-s3-ref-")
+        .tempdir()
+        .unwrap();
+    let file = store::open(dir.path().to_str().unwrap()).unwrap();
     write(&f, &file, &order, "reversed").await;
     let reference = answers(file, &f.queries, "separate").await;
     for p in POLICIES {
@@ -83,7 +85,6 @@ async fn s3_answers_match_file() {
     let report = warp_host::ivf::gc::collect(&s3, &params).await.unwrap();
     assert!(report.items.len() >= 3, "{report:?}");
     assert_eq!(answers(s3, &f.queries, "warp").await, reference);
-    let _ = std::fs::remove_dir_all(&dir);
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -576,9 +576,11 @@ async fn a_slow_client_is_cut_off_and_the_token_is_required() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn two_replicas_pick_up_rebuilds_under_load_and_gc_without_a_failed_query() {
     let f = fixture(None);
-    let dir = std::env::temp_dir().join(format!("warp-serve-swap-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    let url = dir.to_str().unwrap().to_string();
+    let dir = tempfile::Builder::new()
+        .prefix("warp-serve-swap-")
+        .tempdir()
+        .unwrap();
+    let url = dir.path().to_str().unwrap().to_string();
     let loc = store::open(&url).unwrap();
     let order: Vec<u32> = (0..f.trained.nlist() as u32).collect();
     let reversed: Vec<u32> = order.iter().rev().copied().collect();
@@ -616,7 +618,7 @@ async fn two_replicas_pick_up_rebuilds_under_load_and_gc_without_a_failed_query(
             (loc.clone(), Arc::clone(&stop_flag), Arc::clone(&gc_removed));
         let params = GcParams {
             force: true,
-            local_dir: Some(dir.clone()),
+            local_dir: Some(dir.path().to_path_buf()),
             ..GcParams::new(Duration::from_secs(1))
         };
         tokio::spawn(async move {
@@ -691,7 +693,6 @@ async fn two_replicas_pick_up_rebuilds_under_load_and_gc_without_a_failed_query(
     assert!(seen.contains(ids.last().unwrap()), "{seen:?}");
     stop(a).await;
     stop(b).await;
-    let _ = std::fs::remove_dir_all(&dir);
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

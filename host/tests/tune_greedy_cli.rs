@@ -9,8 +9,10 @@ fn warp() -> Command {
 
 #[test]
 fn the_shift_study_runs_on_a_built_index() {
-    let dir = std::env::temp_dir().join(format!("warp-tune-greedy-url-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
+    let dir = tempfile::Builder::new()
+        .prefix("warp-tune-greedy-url-")
+        .tempdir()
+        .unwrap();
     let built = warp()
         .args([
             "build",
@@ -31,7 +33,7 @@ fn the_shift_study_runs_on_a_built_index() {
             "--json",
             "--url",
         ])
-        .arg(&dir)
+        .arg(dir.path())
         .output()
         .unwrap();
     assert!(
@@ -52,7 +54,7 @@ fn the_shift_study_runs_on_a_built_index() {
             "--json",
             "--url",
         ])
-        .arg(&dir)
+        .arg(dir.path())
         .output()
         .unwrap();
     assert!(
@@ -98,7 +100,7 @@ fn the_shift_study_runs_on_a_built_index() {
     // nprobe is checked against the index's lists, in one line.
     let bad = warp()
         .args(["tune-greedy", "--nprobe", "65", "--url"])
-        .arg(&dir)
+        .arg(dir.path())
         .output()
         .unwrap();
     assert_eq!(bad.status.code(), Some(2));
@@ -108,5 +110,4 @@ fn the_shift_study_runs_on_a_built_index() {
         "{err}"
     );
     assert_eq!(err.lines().count(), 1, "{err}");
-    let _ = std::fs::remove_dir_all(&dir);
 }

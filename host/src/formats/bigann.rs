@@ -188,28 +188,31 @@ mod tests {
     use super::super::{read_ids, read_vectors};
     use super::*;
 
-    fn tmp(name: &str) -> std::path::PathBuf {
-        let dir = std::env::temp_dir().join(format!("warp-bigann-{}", std::process::id()));
-        std::fs::create_dir_all(&dir).unwrap();
-        dir.join(name)
+    /// A scratch directory, removed when the guard drops (also on a failed test).
+    fn scratch() -> tempfile::TempDir {
+        tempfile::Builder::new()
+            .prefix("warp-bigann-")
+            .tempdir()
+            .unwrap()
     }
 
     #[test]
     fn every_kind_reads_rows() {
-        let p = tmp("a.fbin");
+        let dir = scratch();
+        let p = dir.path().join("a.fbin");
         let v = [1.0f32, -2.5, 3.0, 4.0, 5.0, 6.0];
         std::fs::write(&p, bin_bytes(&v, 3, f32::to_le_bytes)).unwrap();
         assert_eq!(read_vectors(&p).unwrap(), (v.to_vec(), 3));
-        let p = tmp("a.u8bin");
+        let p = dir.path().join("a.u8bin");
         std::fs::write(&p, bin_bytes(&[0u8, 255, 7, 8], 2, u8::to_le_bytes)).unwrap();
         assert_eq!(read_vectors(&p).unwrap(), (vec![0.0, 255.0, 7.0, 8.0], 2));
-        let p = tmp("a.i8bin");
+        let p = dir.path().join("a.i8bin");
         std::fs::write(&p, bin_bytes(&[-128i8, 127, -1, 0], 4, i8::to_le_bytes)).unwrap();
         assert_eq!(
             read_vectors(&p).unwrap(),
             (vec![-128.0, 127.0, -1.0, 0.0], 4)
         );
-        let p = tmp("a.ibin");
+        let p = dir.path().join("a.ibin");
         std::fs::write(&p, bin_bytes(&[5i32, 6, 7, 8], 2, i32::to_le_bytes)).unwrap();
         assert_eq!(read_ids(&p).unwrap(), (vec![5, 6, 7, 8], 2));
         assert_eq!(read_vectors(&p).unwrap(), (vec![5.0, 6.0, 7.0, 8.0], 2));
@@ -217,7 +220,8 @@ mod tests {
 
     #[test]
     fn groundtruth_with_distances_gives_the_ids() {
-        let p = tmp("gt.ibin");
+        let dir = scratch();
+        let p = dir.path().join("gt.ibin");
         let mut raw = bin_bytes(&[1i32, 2, 3, 4], 2, i32::to_le_bytes);
         for d in [0.5f32, 0.6, 0.7, 0.8] {
             raw.extend_from_slice(&d.to_le_bytes());
@@ -230,7 +234,8 @@ mod tests {
 
     #[test]
     fn header_is_checked_against_the_file_size() {
-        let p = tmp("bad.fbin");
+        let dir = scratch();
+        let p = dir.path().join("bad.fbin");
         let one_line = |e: FormatError| {
             let s = e.to_string();
             assert!(!s.contains('\n'), "{s}");
@@ -259,7 +264,7 @@ mod tests {
         std::fs::write(&p, bin_bytes(&[f32::NAN, 1.0], 2, f32::to_le_bytes)).unwrap();
         assert!(one_line(read_vectors(&p).unwrap_err()).contains("not finite"));
         assert!(matches!(
-            read_vectors(&tmp("missing.u8bin")),
+            read_vectors(&dir.path().join("missing.u8bin")),
             Err(FormatError::Io { .. })
         ));
     }

@@ -319,20 +319,23 @@ pub fn write_ivecs(path: &Path, data: &[i32], dim: usize) -> Result<(), FormatEr
 mod tests {
     use super::*;
 
-    fn tmp(name: &str) -> PathBuf {
-        let dir = std::env::temp_dir().join(format!("warp-formats-{}", std::process::id()));
-        std::fs::create_dir_all(&dir).unwrap();
-        dir.join(name)
+    /// A scratch directory, removed when the guard drops (also on a failed test).
+    fn scratch() -> tempfile::TempDir {
+        tempfile::Builder::new()
+            .prefix("warp-formats-")
+            .tempdir()
+            .unwrap()
     }
 
     #[test]
     fn fvecs_ivecs_roundtrip() {
-        let p = tmp("a.fvecs");
+        let dir = scratch();
+        let p = dir.path().join("a.fvecs");
         let data: Vec<f32> = (0..12).map(|i| i as f32 * 0.5).collect();
         write_fvecs(&p, &data, 4).unwrap();
         assert_eq!(read_fvecs(&p).unwrap(), (data.clone(), 4));
         assert_eq!(read_vectors(&p).unwrap(), (data, 4));
-        let q = tmp("a.ivecs");
+        let q = dir.path().join("a.ivecs");
         let ids: Vec<i32> = (0..6).collect();
         write_ivecs(&q, &ids, 3).unwrap();
         assert_eq!(read_ivecs(&q).unwrap(), (ids, 3));
@@ -340,7 +343,8 @@ mod tests {
 
     #[test]
     fn bvecs_reads_bytes() {
-        let p = tmp("b.bvecs");
+        let dir = scratch();
+        let p = dir.path().join("b.bvecs");
         let mut raw = Vec::new();
         for r in 0..2u8 {
             raw.extend_from_slice(&3i32.to_le_bytes());
@@ -355,7 +359,8 @@ mod tests {
 
     #[test]
     fn fvecs_errors_name_the_problem() {
-        let p = tmp("bad.fvecs");
+        let dir = scratch();
+        let p = dir.path().join("bad.fvecs");
         std::fs::write(&p, [4, 0, 0, 0, 1, 2]).unwrap();
         let e = read_fvecs(&p).unwrap_err().to_string();
         assert!(e.contains("not a multiple of the record size"), "{e}");
@@ -373,10 +378,10 @@ mod tests {
                 .to_string()
                 .contains("no vector")
         );
-        let missing = tmp("missing.fvecs");
+        let missing = dir.path().join("missing.fvecs");
         assert!(matches!(read_fvecs(&missing), Err(FormatError::Io { .. })));
         assert!(matches!(
-            read_vectors(&tmp("x.txt")),
+            read_vectors(&dir.path().join("x.txt")),
             Err(FormatError::UnknownExtension { .. })
         ));
     }

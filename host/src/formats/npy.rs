@@ -281,8 +281,12 @@ mod tests {
     use super::super::read_vectors;
     use super::*;
 
-    fn tmp(name: &str) -> std::path::PathBuf {
-        std::env::temp_dir().join(format!("warp-npy-{}-{name}", std::process::id()))
+    /// A scratch directory, removed when the guard drops (also on a failed test).
+    fn scratch() -> tempfile::TempDir {
+        tempfile::Builder::new()
+            .prefix("warp-npy-")
+            .tempdir()
+            .unwrap()
     }
 
     fn npy(descr: &str, shape: &str, data: &[u8]) -> Vec<u8> {
@@ -301,7 +305,8 @@ mod tests {
 
     #[test]
     fn npy_reads_f4_and_u1() {
-        let p = tmp("a.npy");
+        let dir = scratch();
+        let p = dir.path().join("a.npy");
         let vals = [1.0f32, 2.0, 3.0, 4.0, 5.0, 6.0];
         let data: Vec<u8> = vals.iter().flat_map(|v| v.to_le_bytes()).collect();
         std::fs::write(&p, npy("<f4", "(3, 2)", &data)).unwrap();
@@ -366,7 +371,8 @@ mod tests {
 
     #[test]
     fn a_file_with_two_descr_keys_is_refused() {
-        let p = tmp("two-descr.npy");
+        let dir = scratch();
+        let p = dir.path().join("two-descr.npy");
         let data: Vec<u8> = [1.0f32, 2.0].iter().flat_map(|v| v.to_le_bytes()).collect();
         let mut header =
             "{'descr': '<f4', 'fortran_order': False, 'shape': (1, 2), 'descr': '<i4', }"

@@ -88,9 +88,11 @@ mod tests {
 
     #[test]
     fn text_files_parse_and_errors_name_the_line() {
-        let dir = std::env::temp_dir().join(format!("warp-reorder-{}", std::process::id()));
-        std::fs::create_dir_all(&dir).unwrap();
-        let log = dir.join("log.txt");
+        let dir = tempfile::Builder::new()
+            .prefix("warp-reorder-")
+            .tempdir()
+            .unwrap();
+        let log = dir.path().join("log.txt");
         std::fs::write(&log, "0 2 5\n\n3  1\n").unwrap();
         assert_eq!(
             read_query_log(&log, &InputLimits::default()).unwrap(),
@@ -101,7 +103,7 @@ mod tests {
             .unwrap_err()
             .to_string();
         assert!(e.ends_with("line 2: \"x\" is not a cluster id"), "{e}");
-        let sizes = dir.join("sizes.txt");
+        let sizes = dir.path().join("sizes.txt");
         std::fs::write(&sizes, "10\n 20 \n\n30\n").unwrap();
         assert_eq!(read_sizes(&sizes, 1 << 20).unwrap(), vec![10, 20, 30]);
         std::fs::write(&sizes, "10\n-1\n").unwrap();
@@ -110,6 +112,5 @@ mod tests {
             e.ends_with("line 2: \"-1\" is not an unsigned integer byte count"),
             "{e}"
         );
-        std::fs::remove_dir_all(&dir).unwrap();
     }
 }

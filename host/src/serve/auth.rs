@@ -120,9 +120,11 @@ mod tests {
             "{e}"
         );
         assert_eq!(Access::for_bind(any, None, true).unwrap(), Access::Open);
-        let dir = std::env::temp_dir().join(format!("warp-auth-{}", std::process::id()));
-        std::fs::create_dir_all(&dir).unwrap();
-        let file = dir.join("token");
+        let dir = tempfile::Builder::new()
+            .prefix("warp-auth-")
+            .tempdir()
+            .unwrap();
+        let file = dir.path().join("token");
         std::fs::write(&file, "s3cr3t-token-0123456789\n").unwrap();
         let access = Access::for_bind(any, Some(&file), false).unwrap();
         assert!(access.allows(Some(b"Bearer s3cr3t-token-0123456789")));
@@ -135,6 +137,5 @@ mod tests {
             .unwrap_err()
             .to_string();
         assert!(e.contains("at least 16") && !e.contains("short\""), "{e}");
-        let _ = std::fs::remove_dir_all(&dir);
     }
 }

@@ -458,9 +458,12 @@ mod tests {
             assert!(!err.contains("Zs3kr1t"), "{err}");
         }
         // '@' in a local path is a path, not credentials.
-        let dir = std::env::temp_dir().join(format!("warp-at@{}", std::process::id()));
+        let tmp = tempfile::Builder::new()
+            .prefix("warp-at@")
+            .tempdir()
+            .unwrap();
+        let dir = tmp.path().join("idx@1");
         assert!(open(dir.to_str().unwrap()).is_ok());
-        let _ = std::fs::remove_dir_all(&dir);
     }
 
     #[test]
@@ -497,10 +500,14 @@ mod tests {
         assert!(e.contains("no bucket"), "{e}");
         assert!(open("memory://t").is_ok());
         assert_eq!(open("MEMORY://t").unwrap().display, "memory://t");
-        let dir = std::env::temp_dir().join(format!("warp-upper-{}", std::process::id()));
+        let tmp = tempfile::Builder::new()
+            .prefix("warp-upper-")
+            .tempdir()
+            .unwrap();
+        // A directory `open` creates, under the guard.
+        let dir = tmp.path().join("idx");
         let loc = open(&format!("FILE://{}", dir.display())).unwrap();
         assert!(dir.is_dir(), "{}", loc.display);
-        let _ = std::fs::remove_dir_all(&dir);
         let loc = open_with_env(
             "S3://bucket/pre/fix",
             &StoreOptions::default(),
