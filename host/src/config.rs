@@ -350,11 +350,20 @@ impl HostConfigBuilder {
         self
     }
 
-    /// Concurrent GETs across all queries, >= 1. Default 64.
+    /// Concurrent GETs across all queries,
+    /// `1..=`[`MAX_IO_SLOTS`](warp_planned_store::MAX_IO_SLOTS) (4 096).
+    /// Default 64.
     pub fn with_io_slots(mut self, slots: usize) -> Self {
+        let max = warp_planned_store::MAX_IO_SLOTS;
         if slots == 0 {
             self.problems
                 .push(Error::config("io_slots", 0, "must be >= 1"));
+        } else if slots > max {
+            self.problems.push(Error::config(
+                "io_slots",
+                slots,
+                format!("must be at most {max}"),
+            ));
         }
         self.io_slots = slots;
         self
@@ -388,11 +397,21 @@ impl HostConfigBuilder {
         self
     }
 
-    /// [`InputLimits::plan_memory_bytes`], >= 1. Default 1 GiB.
+    /// [`InputLimits::plan_memory_bytes`], `1..=`
+    /// [`Planner::MAX_GUEST_MEMORY_LIMIT`](planner_core::Planner::MAX_GUEST_MEMORY_LIMIT)
+    /// (2 016 MiB: what the planner component can hold, so that the native
+    /// planner and the component refuse the same instances). Default 1 GiB.
     pub fn with_plan_memory_bytes(mut self, bytes: u64) -> Self {
+        let max = planner_core::Planner::MAX_GUEST_MEMORY_LIMIT;
         if bytes == 0 {
             self.problems
                 .push(Error::config("plan_memory_bytes", 0, "must be >= 1"));
+        } else if bytes > max {
+            self.problems.push(Error::config(
+                "plan_memory_bytes",
+                bytes,
+                format!("must be at most {max} bytes (2016M: the planner component's 4 GiB holds no larger workspace)"),
+            ));
         }
         self.limits.plan_memory_bytes = bytes;
         self
@@ -455,6 +474,12 @@ impl HostConfigBuilder {
             self.problems
                 .push(Error::config("url", "", "must not be empty"));
         }
+        // A cache size nobody set is a default, and a default never makes a
+        // smaller memory bound invalid (`warp build --max-data-bytes 32M`
+        // has no cache at all): it shrinks to the bound.
+        if !self.cache_set {
+            self.cache_bytes = self.cache_bytes.min(self.limits.data_bytes);
+        }
         if self.cache_bytes > self.limits.data_bytes {
             self.problems.push(Error::config(
                 "cache_bytes",
@@ -497,6 +522,25 @@ mod tests {
             .build()
             .unwrap_err();
         assert!(e.to_string().contains("io_slots"));
+        // Above the bound: an error, not tokio's semaphore panic.
+        for slots in ["4097", "18446744073709551615"] {
+            let e = HostConfigBuilder::new()
+                .with_config("WARP_IO_SLOTS", slots)
+                .build()
+                .unwrap_err()
+                .to_string();
+            assert!(e.contains("io_slots") && e.contains("at most 4096"), "{e}");
+        }
+        // The planner component's 4 GiB bounds the planner's workspace.
+        let e = HostConfigBuilder::new()
+            .with_config("WARP_PLAN_MEMORY_BYTES", "999999G")
+            .build()
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.contains("plan_memory_bytes") && e.contains("at most"),
+            "{e}"
+        );
         let c = HostConfigBuilder::new()
             .with_config("simulate", "s3")
             .with_config("planner", "native")
@@ -513,7 +557,7 @@ mod tests {
         let c = HostConfigBuilder::new()
             .with_config("WARP_MAX_INPUT_BYTES", "1M")
             .with_config("WARP_PLAN_DEADLINE_MS", "500")
-            .with_config("plan_memory_bytes", "2G")
+            .with_config("plan_memory_bytes", "2000M")
             .with_config("WARP_MAX_DATA_BYTES", "1G")
             .with_config("WARP_PERFMAP", "1")
             .with_config("WARP_NOEPOCH", "")
@@ -525,7 +569,7 @@ mod tests {
             c.limits,
             InputLimits {
                 plan_deadline_ms: 500,
-                plan_memory_bytes: 2 << 30,
+                plan_memory_bytes: 2000 << 20,
                 input_bytes: 1 << 20,
                 data_bytes: 1 << 30,
             }
@@ -566,6 +610,12 @@ mod tests {
             e.contains("cache_bytes") && e.contains("max_data_bytes"),
             "{e}"
         );
+        // The default cache (64 MiB) shrinks to a smaller bound instead.
+        let c = HostConfigBuilder::new()
+            .with_max_data_bytes(32 << 20)
+            .build()
+            .unwrap();
+        assert_eq!((c.limits.data_bytes, c.cache_bytes), (32 << 20, 32 << 20));
     }
 
     #[test]

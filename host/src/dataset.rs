@@ -255,6 +255,7 @@ impl DatasetSpec {
                         queries.len() / dim
                     )));
                 }
+                check_ids(&g, k, base.len() / dim, p)?;
                 (g, k)
             }
             None if !queries.is_empty() => {
@@ -273,6 +274,29 @@ impl DatasetSpec {
             groundtruth,
             gt_k,
         })
+    }
+}
+
+/// Checks that every id of a ground-truth file (`k` per row) names a base
+/// row, `0..n`: an id out of range (a `.fvecs` file's float bits read as
+/// ids, a file for another base, `-1` padding) would count every query's
+/// recall against rows that do not exist. `O(len)`.
+///
+/// # Errors
+/// [`Error::Input`] naming the file, the row, the column and the id.
+fn check_ids(ids: &[i32], k: usize, n: usize, path: &std::path::Path) -> Result<()> {
+    match ids
+        .iter()
+        .position(|&id| usize::try_from(id).map_or(true, |id| id >= n))
+    {
+        None => Ok(()),
+        Some(at) => Err(Error::input(format!(
+            "{}: ground-truth row {} column {} is id {}, not a row of the {n}-row base (ids are 0..{n})",
+            path.display(),
+            at / k.max(1),
+            at % k.max(1),
+            ids[at]
+        ))),
     }
 }
 
@@ -315,6 +339,22 @@ mod tests {
             gt_k: 10,
             metric: Metric::L2,
         }
+    }
+
+    #[test]
+    fn ground_truth_ids_must_name_base_rows() {
+        let p = std::path::Path::new("gt.ivecs");
+        check_ids(&[0, 3, 2, 1], 2, 4, p).unwrap();
+        let e = check_ids(&[0, 3, 2, 4], 2, 4, p).unwrap_err().to_string();
+        assert!(
+            e.contains("gt.ivecs") && e.contains("row 1 column 1 is id 4") && e.contains("0..4"),
+            "{e}"
+        );
+        let e = check_ids(&[-1, 0], 2, 4, p).unwrap_err().to_string();
+        assert!(e.contains("row 0 column 0 is id -1"), "{e}");
+        // A .fvecs file's float bits read as ids.
+        let bits = 0.5f32.to_bits() as i32;
+        assert!(check_ids(&[bits], 1, 60_000, p).is_err());
     }
 
     #[test]

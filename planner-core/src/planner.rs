@@ -92,6 +92,17 @@ impl Planner {
     /// The memory limit of [`Planner::new`] and [`plan_once`]: 1 GiB of workspace.
     pub const DEFAULT_MEMORY_LIMIT: u64 = 1 << 30;
 
+    /// The largest workspace limit a planner in a 32-bit WebAssembly guest can
+    /// honour: 2 016 MiB. The guest's linear memory is at most 4 GiB, and a
+    /// workspace that grows briefly holds its old and its new buffers, so
+    /// `2 · limit` plus the module's own memory (64 MiB is room for it and
+    /// the call's input and output) must fit. Above it, a guest would trap on
+    /// a failed allocation instead of refusing the instance with
+    /// [`PlanError::MemoryLimit`]: the planner component clamps the limit it
+    /// is given to this, and the `warp` host refuses a larger
+    /// `plan_memory_bytes`, so that both backends refuse the same instances.
+    pub const MAX_GUEST_MEMORY_LIMIT: u64 = ((4u64 << 30) - (64 << 20)) / 2;
+
     /// The largest number of intervals per call (interval indices are `u32`).
     pub const MAX_INTERVALS: usize = u32::MAX as usize - 1;
 

@@ -326,6 +326,9 @@ impl wit::Guest for Component {
     }
 
     fn set_memory_limit(bytes: u64) {
+        // A limit the guest's 4 GiB cannot hold would trap on a failed
+        // allocation instead of refusing the instance.
+        let bytes = bytes.min(Planner::MAX_GUEST_MEMORY_LIMIT);
         PLANNER.with_borrow_mut(|planner| *planner = Planner::with_memory_limit(bytes));
     }
 

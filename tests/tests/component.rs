@@ -8,7 +8,7 @@ use planner_core::{
     Breakpoint, Capacity, Interval, Method, Plan, PlanError, PlanRequest, Planner, Surrogate,
 };
 use warp_component::{COMPONENT_WASM, ComponentError, PlannerComponent, TrapCause, Work};
-use warp_host::query::{ComponentBackend, NativeBackend, PlanBackend};
+use warp_host::query::{BackendError, ComponentBackend, NativeBackend, PlanBackend};
 use warp_tests::{instance_text, load_vectors, outcome, same_json, vectors_dir};
 
 /// The `warp plan` path: the instance JSON decoded by the host
@@ -305,6 +305,83 @@ fn the_deadline_stops_both_runtimes_with_the_same_error() {
     assert_eq!(
         c.plan(&request(&small, &s3)).unwrap(),
         planner_core::plan_once(&request(&small, &s3)).unwrap()
+    );
+}
+
+/// The caller's deadline (a query's) stops planning in both runtimes with
+/// the same error, well before the limits' own deadline (60 s here), and a
+/// deadline already passed plans nothing; the next call plans again.
+#[test]
+fn the_callers_deadline_stops_both_runtimes_with_the_same_error() {
+    let s3 = Surrogate::S3;
+    let iv: Vec<Interval> = (0..20_000u64)
+        .map(|i| Interval::new(i * 65_536 + (i * i % 4096) * 8, 4096 + i % 9000))
+        .collect();
+    let exact = PlanRequest {
+        method: Method::Exact,
+        k_max: 64,
+        ..request(&iv, &s3)
+    };
+    let limits = PlanLimits::default();
+    let by = || Some(std::time::Instant::now() + std::time::Duration::from_millis(200));
+    let start = std::time::Instant::now();
+    let native = NativeBackend::new(limits).plan_by(&exact, by());
+    let mut component = ComponentBackend::new(limits).unwrap();
+    let guest = component.plan_by(&exact, by());
+    // A bound, not a timing: each would plan for its full 60 s otherwise.
+    assert!(start.elapsed() < std::time::Duration::from_secs(20));
+    let (native, guest) = (
+        native.map_err(|e| e.to_string()),
+        guest.map_err(|e| e.to_string()),
+    );
+    assert!(
+        native
+            .clone()
+            .unwrap_err()
+            .ends_with(&PlanError::Interrupted.to_string())
+    );
+    assert_eq!(native, guest);
+    let passed = Some(std::time::Instant::now());
+    let small = intervals(3);
+    for plan in [
+        NativeBackend::new(limits).plan_by(&request(&small, &s3), passed),
+        component.plan_by(&request(&small, &s3), passed),
+    ] {
+        assert!(matches!(
+            plan,
+            Err(BackendError::Refused(PlanError::Interrupted))
+        ));
+    }
+    assert_eq!(
+        component.plan_by(&request(&small, &s3), None).unwrap(),
+        planner_core::plan_once(&request(&small, &s3)).unwrap()
+    );
+}
+
+/// A workspace limit above what a 32-bit guest can hold is clamped in the
+/// guest: an instance needing more is refused with the memory-limit line,
+/// never a trap on a failed allocation.
+#[test]
+fn a_limit_above_the_guests_memory_refuses_instead_of_trapping() {
+    let s3 = Surrogate::S3;
+    let iv = intervals(100_000);
+    let exact = PlanRequest {
+        method: Method::Exact,
+        k_max: 100_000,
+        ..request(&iv, &s3)
+    };
+    let huge = PlanLimits {
+        plan_memory_bytes: 999_999 << 30,
+        ..PlanLimits::default()
+    };
+    let line = ComponentBackend::new(huge)
+        .unwrap()
+        .plan(&exact)
+        .unwrap_err()
+        .to_string();
+    assert!(
+        line.contains("plan memory") && line.contains(&Planner::MAX_GUEST_MEMORY_LIMIT.to_string()),
+        "{line}"
     );
 }
 

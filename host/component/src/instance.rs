@@ -1,6 +1,7 @@
 //! [`PlannerComponent`]: one instance of the component and its calls.
 
 use std::fmt;
+use std::time::Instant;
 
 use planner_core::reorder::{Layout, ReorderInput};
 use planner_core::{FrontierPoint, Method, PlanError, PlanRequest, PlanSummary, Request};
@@ -152,13 +153,24 @@ impl PlannerComponent {
         }
     }
 
-    /// A planning call.
+    /// A planning call, stopped at `by` too when it comes before the limits'
+    /// deadline (at once, without entering the guest, when it has passed).
     fn call_planner<T>(
         &mut self,
         size: CallSize,
+        by: Option<Instant>,
         f: impl FnOnce(&wit::Guest, &mut Store<Guard>) -> wasmtime::Result<Result<T, wit::PlanError>>,
     ) -> Result<T, ComponentError> {
-        let budget = size.budget(&self.limits);
+        let mut budget = size.budget(&self.limits);
+        if let Some(by) = by {
+            let left = by.saturating_duration_since(Instant::now());
+            if left.is_zero() {
+                return Err(ComponentError::Plan(PlanError::Interrupted));
+            }
+            // Whole epoch ticks (1 ms), rounded up.
+            let ms = u64::try_from(left.as_micros().div_ceil(1_000)).unwrap_or(u64::MAX);
+            budget.deadline_ms = budget.deadline_ms.min(ms);
+        }
         match self.call(
             budget,
             |b, s| f(b.warp_planner_planner(), s),
@@ -212,8 +224,22 @@ impl PlannerComponent {
         &mut self,
         req: &PlanRequest<'_>,
     ) -> Result<(Vec<Request>, PlanSummary), ComponentError> {
+        self.plan_by(req, None)
+    }
+
+    /// [`PlannerComponent::plan`], stopped at `by` too when it comes before
+    /// the limits' deadline: the caller's own deadline (a query's), with the
+    /// native planner's [`PlanError::Interrupted`] past it.
+    ///
+    /// # Errors
+    /// As [`PlannerComponent::plan`].
+    pub fn plan_by(
+        &mut self,
+        req: &PlanRequest<'_>,
+        by: Option<Instant>,
+    ) -> Result<(Vec<Request>, PlanSummary), ComponentError> {
         let instance = convert::wit_instance(req);
-        let plan = self.call_planner(CallSize::of(req), |g, s| g.call_plan(s, &instance))?;
+        let plan = self.call_planner(CallSize::of(req), by, |g, s| g.call_plan(s, &instance))?;
         Ok((convert::requests(&plan), convert::summary(&plan.summary)))
     }
 
@@ -232,7 +258,7 @@ impl PlannerComponent {
         let mut size = CallSize::of(req);
         size.method = planner_core::Planner::frontier_method(exact);
         size.exact = true; // one DP per vertex
-        let points = self.call_planner(size, |g, s| {
+        let points = self.call_planner(size, None, |g, s| {
             g.call_frontier(s, &instance, exact, max_points)
         })?;
         Ok(convert::frontier(&points))
@@ -255,7 +281,7 @@ impl PlannerComponent {
         let mut size = CallSize::of(req);
         size.method = Method::Separate;
         size.exact = false;
-        let s = self.call_planner(size, |g, s| g.call_evaluate(s, &instance, &groups))?;
+        let s = self.call_planner(size, None, |g, s| g.call_evaluate(s, &instance, &groups))?;
         Ok(convert::summary(&s))
     }
 

@@ -63,14 +63,29 @@ impl From<PlanError> for BackendError {
 /// request (bit-identical requests and summary): the backend changes where
 /// the planner runs, never what it answers.
 pub trait PlanBackend: Send {
-    /// Plans `req`.
+    /// Plans `req`, stopped at the earlier of the limits'
+    /// [`PlanLimits::plan_deadline`] and `by` (the caller's own deadline,
+    /// e.g. a query's: planning is part of the work it bounds).
     ///
     /// # Errors
     /// [`BackendError::Refused`] for a refused request — including the
-    /// limits' [`PlanError::MemoryLimit`] and [`PlanError::Interrupted`],
-    /// identical for every backend — and [`BackendError::Failed`] when the
-    /// backend itself fails.
-    fn plan(&mut self, req: &PlanRequest<'_>) -> Result<(Vec<Request>, PlanSummary), BackendError>;
+    /// limits' [`PlanError::MemoryLimit`] and [`PlanError::Interrupted`] at
+    /// either deadline (at once when `by` has passed), identical for every
+    /// backend — and [`BackendError::Failed`] when the backend itself fails.
+    fn plan_by(
+        &mut self,
+        req: &PlanRequest<'_>,
+        by: Option<Instant>,
+    ) -> Result<(Vec<Request>, PlanSummary), BackendError>;
+
+    /// Plans `req` by the limits' deadline alone: [`PlanBackend::plan_by`]
+    /// with no deadline of the caller's.
+    ///
+    /// # Errors
+    /// As [`PlanBackend::plan_by`].
+    fn plan(&mut self, req: &PlanRequest<'_>) -> Result<(Vec<Request>, PlanSummary), BackendError> {
+        self.plan_by(req, None)
+    }
 
     /// A short name for reports (`native`, `component`).
     fn name(&self) -> &'static str;
@@ -97,10 +112,18 @@ impl NativeBackend {
 }
 
 impl PlanBackend for NativeBackend {
-    fn plan(&mut self, req: &PlanRequest<'_>) -> Result<(Vec<Request>, PlanSummary), BackendError> {
+    fn plan_by(
+        &mut self,
+        req: &PlanRequest<'_>,
+        by: Option<Instant>,
+    ) -> Result<(Vec<Request>, PlanSummary), BackendError> {
+        let own = Instant::now() + self.limits.plan_deadline(req);
+        let deadline = by.map_or(own, |by| by.min(own));
+        if Instant::now() >= deadline {
+            return Err(BackendError::Refused(PlanError::Interrupted));
+        }
         self.planner
             .reserve(req.intervals.len(), req.k_max, &req.method)?;
-        let deadline = Instant::now() + self.limits.plan_deadline(req);
         let plan = self
             .planner
             .plan_until(req, &mut || Instant::now() >= deadline)?;
@@ -144,8 +167,12 @@ fn component_error(e: warp_component::ComponentError) -> BackendError {
 
 #[cfg(feature = "component")]
 impl PlanBackend for ComponentBackend {
-    fn plan(&mut self, req: &PlanRequest<'_>) -> Result<(Vec<Request>, PlanSummary), BackendError> {
-        self.0.plan(req).map_err(component_error)
+    fn plan_by(
+        &mut self,
+        req: &PlanRequest<'_>,
+        by: Option<Instant>,
+    ) -> Result<(Vec<Request>, PlanSummary), BackendError> {
+        self.0.plan_by(req, by).map_err(component_error)
     }
 
     fn name(&self) -> &'static str {
@@ -225,12 +252,25 @@ impl BackendPool {
         &self,
         req: &PlanRequest<'_>,
     ) -> Result<(Vec<Request>, PlanSummary, &'static str), BackendError> {
+        self.plan_by(req, None)
+    }
+
+    /// [`BackendPool::plan`], stopped at `by` too
+    /// ([`PlanBackend::plan_by`]).
+    ///
+    /// # Errors
+    /// The backend's error, or the factory's.
+    pub fn plan_by(
+        &self,
+        req: &PlanRequest<'_>,
+        by: Option<Instant>,
+    ) -> Result<(Vec<Request>, PlanSummary, &'static str), BackendError> {
         let idle = self.idle.lock().unwrap_or_else(|e| e.into_inner()).pop();
         let mut backend = match idle {
             Some(b) => b,
             None => (self.factory)()?,
         };
-        let (requests, summary) = backend.plan(req)?;
+        let (requests, summary) = backend.plan_by(req, by)?;
         let name = backend.name();
         self.idle
             .lock()

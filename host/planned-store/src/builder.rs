@@ -17,6 +17,12 @@ use crate::load::LoadEstimator;
 use crate::marginal::PlanMix;
 use crate::stats::Stats;
 
+/// The most concurrent GETs a store may allow
+/// ([`PlannedStoreBuilder::with_io_slots`]): 4 096, far above what one
+/// process's connections to a store serve well, and far below the
+/// semaphore's own maximum.
+pub const MAX_IO_SLOTS: usize = 4096;
+
 /// A [`PlannedError::Config`] for `field` = `value`.
 fn config(
     field: &'static str,
@@ -206,15 +212,23 @@ impl<S: ObjectStore + ?Sized> PlannedStoreBuilder<S> {
         self
     }
 
-    /// `io_slots` concurrent GETs at most (a semaphore of this store's own)
-    /// and `expected_concurrency` concurrent calls, giving
-    /// `P = max(1, io_slots / expected_concurrency)`. Default 64 and 8.
+    /// `io_slots` concurrent GETs at most (a semaphore of this store's own),
+    /// `1..=`[`MAX_IO_SLOTS`], and `expected_concurrency` concurrent calls,
+    /// giving `P = max(1, io_slots / expected_concurrency)`. Default 64 and 8.
     pub fn with_io_slots(mut self, io_slots: usize, expected_concurrency: usize) -> Self {
         if io_slots == 0 || expected_concurrency == 0 {
             self.problems.push(config(
                 "io_slots",
                 format!("{io_slots} / {expected_concurrency}"),
                 "slots and expected concurrency must be >= 1",
+            ));
+            return self;
+        }
+        if io_slots > MAX_IO_SLOTS {
+            self.problems.push(config(
+                "io_slots",
+                io_slots.to_string(),
+                format!("must be at most {MAX_IO_SLOTS}"),
             ));
             return self;
         }

@@ -131,7 +131,7 @@ mod store;
 mod wait;
 
 pub use backend::{BackendError, BackendFactory, BackendPool, NativeBackend, PlanBackend};
-pub use builder::{DEFAULT_FETCH_BUDGET, PlanOptions, PlannedStoreBuilder};
+pub use builder::{DEFAULT_FETCH_BUDGET, MAX_IO_SLOTS, PlanOptions, PlannedStoreBuilder};
 pub use cpu::{CpuPrice, CpuSnapshot};
 pub use error::{PlannedError, STORE_NAME, error_chain};
 pub use hedge::HedgePolicy;

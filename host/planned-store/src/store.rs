@@ -16,11 +16,13 @@ use object_store::{
     CopyOptions, GetOptions, GetResult, ListResult, MultipartUpload, ObjectMeta, ObjectStore,
     PutMultipartOptions, PutOptions, PutPayload, PutResult, RenameOptions,
 };
-use planner_core::{Interval, Method, Parallelism, PlanRequest, PlanSummary, Request, Surrogate};
+use planner_core::{
+    Interval, Method, Parallelism, PlanError, PlanRequest, PlanSummary, Request, Surrogate,
+};
 use tokio::sync::Semaphore;
 use tokio::time::Instant;
 
-use crate::backend::BackendPool;
+use crate::backend::{BackendError, BackendPool};
 use crate::body::Body;
 use crate::budget::FetchBudget;
 use crate::builder::{PlanOptions, PlannedStoreBuilder};
@@ -218,7 +220,13 @@ impl<S: ObjectStore + ?Sized> PlannedStore<S> {
         let mut stats = CallStats::default();
         let (calls, _call) = self.load.enter_call();
         let work = self.read_inner(
-            location, ranges, opts, calls, &counters, &mut stats, &mut ready,
+            location,
+            ranges,
+            opts,
+            (calls, deadline),
+            &counters,
+            &mut stats,
+            &mut ready,
         );
         let out = match deadline {
             None => work.await,
@@ -247,7 +255,7 @@ impl<S: ObjectStore + ?Sized> PlannedStore<S> {
         location: &Path,
         ranges: &[Range<u64>],
         opts: &PlanOptions,
-        calls: u64,
+        (calls, deadline): (u64, Option<Deadline>),
         counters: &CallCounters,
         stats: &mut CallStats,
         ready: &mut (dyn FnMut(usize, &Bytes) + Send),
@@ -275,7 +283,21 @@ impl<S: ObjectStore + ?Sized> PlannedStore<S> {
             method: opts.method,
         };
         let t = std::time::Instant::now();
-        let (requests, summary, planner, surrogate) = self.plan(&req, opts, calls)?;
+        // Planning runs on this thread, where the deadline's timer cannot
+        // preempt it: the planner stops at the deadline itself.
+        let by = deadline.map(|d| d.at.into_std());
+        let planned = self.plan(&req, opts, calls, by);
+        let (requests, summary, planner, surrogate) = match (planned, deadline) {
+            (Err(PlannedError::Plan(BackendError::Refused(PlanError::Interrupted))), Some(d))
+                if Instant::now() >= d.at =>
+            {
+                return Err(PlannedError::DeadlineExceeded {
+                    deadline: d.budget,
+                    path: location.to_string(),
+                });
+            }
+            (planned, _) => planned?,
+        };
         stats.plan_us += t.elapsed().as_micros() as u64;
         self.stats.set_surrogate(affine(&surrogate));
         stats.gets += requests.len() as u64;
@@ -387,11 +409,12 @@ impl<S: ObjectStore + ?Sized> PlannedStore<S> {
         req: &PlanRequest<'_>,
         opts: &PlanOptions,
         calls: u64,
+        by: Option<std::time::Instant>,
     ) -> Result<(Vec<Request>, PlanSummary, &'static str, Surrogate), PlannedError> {
         let prior = affine(req.surrogate).filter(|_| opts.load_aware);
         let prices = prior.map(|p| self.load.note_prior(p)).unwrap_or_default();
         let (Some((fixed_ms, base)), true) = (prior, opts.plans_by_load()) else {
-            let (r, s, b) = self.planners.plan(req).map_err(PlannedError::Plan)?;
+            let (r, s, b) = self.planners.plan_by(req, by).map_err(PlannedError::Plan)?;
             return Ok((r, s, b, req.surrogate.clone()));
         };
         let slots = self.io_slots as f64;
@@ -440,12 +463,15 @@ impl<S: ObjectStore + ?Sized> PlannedStore<S> {
             };
             let (requests, summary, backend) = self
                 .planners
-                .plan(&PlanRequest {
-                    surrogate: &surrogate,
-                    parallelism,
-                    method,
-                    ..*req
-                })
+                .plan_by(
+                    &PlanRequest {
+                        surrogate: &surrogate,
+                        parallelism,
+                        method,
+                        ..*req
+                    },
+                    by,
+                )
                 .map_err(PlannedError::Plan)?;
             let unloaded =
                 planner_core::summarize(&requests, required, req.surrogate, Parallelism::Unbounded);
@@ -948,11 +974,11 @@ mod tests {
         };
         assert!(store.load().capacity_mib_s.is_none());
         // Alone (Q = 1 of 64 slots): each interval its own GET, B ≈ 25.3 ms.
-        let (alone, ..) = store.plan(&req, &opts, 1).unwrap();
+        let (alone, ..) = store.plan(&req, &opts, 1, None).unwrap();
         assert_eq!(alone.len(), 8);
         // 32 calls on 64 slots: separate GETs cost Q·H/S = 32 · 202.5 / 64
         // ≈ 101 ms a call, one GET over the gaps max(62.2, 31.1) ms.
-        let (shared, summary, ..) = store.plan(&req, &opts, 32).unwrap();
+        let (shared, summary, ..) = store.plan(&req, &opts, 32, None).unwrap();
         assert_eq!(shared.len(), 1, "{shared:?}");
         assert_eq!(summary.bytes, 7 * (1 << 20) + (64 << 10));
     }
@@ -1135,5 +1161,46 @@ mod tests {
         }];
         let parts = interval_parts(&intervals, &one, &bodies);
         assert_eq!(parts[0].as_ptr(), data[2..].as_ptr(), "zero-copy");
+    }
+
+    /// A call's deadline covers its planning: `exact` over 2 000 intervals
+    /// with `K_max = n` (about `K·n²` = 8·10⁹ DP steps, a 60 s plan
+    /// deadline of its own) stops at the call's 300 ms deadline with the
+    /// deadline's error, and a deadline already passed plans nothing.
+    #[tokio::test]
+    async fn the_calls_deadline_stops_its_planning() {
+        let store = PlannedStore::builder(Arc::new(object_store::memory::InMemory::new()))
+            .without_hedging()
+            .build()
+            .unwrap();
+        let path = Path::from("p");
+        let ranges: Vec<Range<u64>> = (0..2_000u64).map(|i| i * 100..i * 100 + 10).collect();
+        let mut opts = store.plan_options().clone();
+        opts.method = Method::Exact;
+        opts.load_aware = false;
+        opts.k_max = None;
+        let budget = Duration::from_millis(300);
+        let start = std::time::Instant::now();
+        let e = store
+            .read(&path, &ranges, &opts, Some(Deadline::after(budget)))
+            .await
+            .unwrap_err();
+        let took = start.elapsed();
+        assert!(
+            matches!(e, PlannedError::DeadlineExceeded { deadline, .. } if deadline == budget),
+            "{e}"
+        );
+        // A bound, not a timing: without the deadline the plan runs ~60 s.
+        assert!(took < Duration::from_secs(20), "{took:?}");
+        let passed = Deadline {
+            at: Instant::now() - Duration::from_millis(1),
+            budget,
+        };
+        let e = store
+            .read(&path, &ranges, &opts, Some(passed))
+            .await
+            .unwrap_err();
+        assert!(matches!(e, PlannedError::DeadlineExceeded { .. }), "{e}");
+        assert_eq!(store.stats().totals.deadline_misses, 2);
     }
 }
