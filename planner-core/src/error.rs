@@ -290,7 +290,7 @@ impl fmt::Display for PlanError {
             }
             Self::Interrupted => write!(
                 f,
-                "plan: stopped at the deadline; use warp or lagrangian instead of exact/frontier, fewer intervals or a smaller k_max, or raise the plan deadline"
+                "plan: stopped at the deadline; plan fewer intervals or a smaller k_max, a faster method than exact or frontier (warp, lagrangian), or raise the plan deadline"
             ),
             Self::InvalidGroups { field, message } | Self::Json { field, message } => {
                 write!(f, "{field}: {message}")
