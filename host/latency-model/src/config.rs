@@ -6,6 +6,23 @@ pub const MAX_TAIL_FACTOR: f64 = 1000.0;
 /// Largest first-byte log-standard-deviation [`SimulateConfig::validate`]
 /// accepts.
 pub const MAX_FIRST_BYTE_SIGMA: f64 = 3.0;
+/// Largest latency [`SimulateConfig::validate`] accepts, ms: `first_byte_ms`
+/// and `per_mib_ms` (a minute for one GET's first byte or for one MiB).
+pub const MAX_LATENCY_MS: f64 = 60_000.0;
+/// Slowest link or per-connection rate [`SimulateConfig::validate`] accepts
+/// besides `0` (no limit), MiB/s: 0.1, ten seconds a MiB, within the minute
+/// a MiB that [`MAX_LATENCY_MS`] allows `per_mib_ms`. A rate near 0 would
+/// make every GET sleep for ever.
+pub const MIN_RATE_MIB_PER_S: f64 = 0.1;
+/// Fastest link or per-connection rate [`SimulateConfig::validate`] accepts,
+/// MiB/s.
+pub const MAX_RATE_MIB_PER_S: f64 = 1e9;
+
+/// Whether `v` is a rate [`SimulateConfig::validate`] accepts: `0` (no
+/// limit) or within `MIN_RATE_MIB_PER_S..=MAX_RATE_MIB_PER_S`.
+fn rate_ok(v: f64) -> bool {
+    v == 0.0 || (MIN_RATE_MIB_PER_S..=MAX_RATE_MIB_PER_S).contains(&v)
+}
 
 /// Parameters of the simulated S3 profile. [`SimulateConfig::s3`] gives the
 /// defaults; each field says where its default comes from.
@@ -100,13 +117,17 @@ impl SimulateConfig {
             (
                 "first_byte_ms",
                 self.first_byte_ms,
-                self.first_byte_ms >= 0.0,
+                (0.0..=MAX_LATENCY_MS).contains(&self.first_byte_ms),
             ),
-            ("per_mib_ms", self.per_mib_ms, self.per_mib_ms >= 0.0),
+            (
+                "per_mib_ms",
+                self.per_mib_ms,
+                (0.0..=MAX_LATENCY_MS).contains(&self.per_mib_ms),
+            ),
             (
                 "link_mib_per_s",
                 self.link_mib_per_s,
-                self.link_mib_per_s >= 0.0,
+                rate_ok(self.link_mib_per_s),
             ),
             (
                 "tail_probability",
@@ -132,7 +153,7 @@ impl SimulateConfig {
             (
                 "per_conn_mib_per_s",
                 self.per_conn_mib_per_s,
-                self.per_conn_mib_per_s >= 0.0,
+                rate_ok(self.per_conn_mib_per_s),
             ),
         ];
         for (name, value, ok) in checks {

@@ -42,7 +42,10 @@ mod link;
 mod paced;
 mod transfer;
 
-pub use config::{MAX_FIRST_BYTE_SIGMA, MAX_TAIL_FACTOR, SimulateConfig};
+pub use config::{
+    MAX_FIRST_BYTE_SIGMA, MAX_LATENCY_MS, MAX_RATE_MIB_PER_S, MAX_TAIL_FACTOR, MIN_RATE_MIB_PER_S,
+    SimulateConfig,
+};
 pub use draw::Draw;
 pub use link::{FlowId, Link};
 pub use paced::{PacedBody, Timer, TokioTimer, sleep_until};

@@ -136,6 +136,9 @@ pub use cpu::{CpuPrice, CpuSnapshot};
 pub use error::{PlannedError, STORE_NAME, error_chain};
 pub use hedge::HedgePolicy;
 pub use load::{ClosedLoop, LoadEstimator, LoadPrices, LoadSnapshot};
-pub use simulated::{MAX_FIRST_BYTE_SIGMA, MAX_TAIL_FACTOR, SimulateConfig, SimulatedStore};
+pub use simulated::{
+    MAX_FIRST_BYTE_SIGMA, MAX_LATENCY_MS, MAX_RATE_MIB_PER_S, MAX_TAIL_FACTOR, MIN_RATE_MIB_PER_S,
+    SimulateConfig, SimulatedStore,
+};
 pub use stats::{CallStats, StatsSnapshot};
 pub use store::{Deadline, PlannedRead, PlannedStore, affine};

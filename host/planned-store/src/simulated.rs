@@ -42,7 +42,10 @@ use object_store::{
     CopyOptions, GetOptions, GetResult, GetResultPayload, ListResult, MultipartUpload, ObjectMeta,
     ObjectStore, PutMultipartOptions, PutOptions, PutPayload, PutResult, RenameOptions, Result,
 };
-pub use warp_latency_model::{MAX_FIRST_BYTE_SIGMA, MAX_TAIL_FACTOR, SimulateConfig};
+pub use warp_latency_model::{
+    MAX_FIRST_BYTE_SIGMA, MAX_LATENCY_MS, MAX_RATE_MIB_PER_S, MAX_TAIL_FACTOR, MIN_RATE_MIB_PER_S,
+    SimulateConfig,
+};
 use warp_latency_model::{Model, PacedBody, TokioTimer, sleep_until};
 
 /// Largest chunk a local file's range is read into, bytes.

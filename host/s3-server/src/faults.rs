@@ -22,6 +22,8 @@ use regex::{Regex, RegexBuilder};
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 
+use crate::bounds::{FAULT_MS, PROBABILITY};
+
 /// Longest `fault_keys` pattern, characters.
 pub const MAX_FAULT_KEYS_LEN: usize = 1000;
 /// Longest injected delay or stall, ms (10 minutes).
@@ -176,7 +178,7 @@ impl FaultConfig {
         let mut sum = 0.0;
         for f in FAULTS {
             let r = self.rate(f);
-            if !(0.0..=1.0).contains(&r) {
+            if !PROBABILITY.contains(r) {
                 return Err(format!("rate_{f} = {r} is not a probability in 0..=1"));
             }
             sum += r;
@@ -185,8 +187,8 @@ impl FaultConfig {
             return Err(format!("the fault rates add up to {sum}, more than 1"));
         }
         for (name, v) in [("delay_ms", self.delay_ms), ("stall_ms", self.stall_ms)] {
-            if !(0.0..=MAX_FAULT_MS).contains(&v) {
-                return Err(format!("{name} = {v} is outside 0..={MAX_FAULT_MS}"));
+            if !FAULT_MS.contains(v) {
+                return Err(format!("{name} = {v} is outside {FAULT_MS}"));
             }
         }
         if self.fault_keys.chars().count() > MAX_FAULT_KEYS_LEN {

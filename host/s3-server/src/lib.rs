@@ -19,7 +19,9 @@
 //! - Everything is bounded: connections, request bodies, object size, memory,
 //!   object and upload counts, records and windows.
 
+pub mod access;
 pub mod admin;
+pub mod bounds;
 pub mod context;
 pub mod faults;
 pub mod meter;

@@ -10,7 +10,7 @@ use bytes::{Bytes, BytesMut};
 use futures::StreamExt;
 use s3s::crypto::{Checksum, Md5};
 use s3s::dto::*;
-use s3s::{S3, S3Error, S3Request, S3Response, S3Result, s3_error};
+use s3s::{S3, S3Error, S3ErrorCode, S3Request, S3Response, S3Result, s3_error};
 use warp_latency_model::{PacedBody, sleep_until};
 
 use crate::context::RequestContext;
@@ -35,7 +35,8 @@ impl Backend {
     }
 }
 
-fn storage_error(e: StorageError) -> S3Error {
+/// The S3 error for a refused storage operation.
+pub(crate) fn storage_error(e: StorageError) -> S3Error {
     match e {
         StorageError::NoSuchBucket => s3_error!(NoSuchBucket),
         StorageError::NoSuchKey => s3_error!(NoSuchKey),
@@ -44,7 +45,18 @@ fn storage_error(e: StorageError) -> S3Error {
         StorageError::BucketNotEmpty => s3_error!(BucketNotEmpty),
         StorageError::InvalidPart(m) => s3_error!(InvalidPart, "warp-s3: {m}"),
         StorageError::Limit(m) => s3_error!(EntityTooLarge, "warp-s3: {m}"),
+        StorageError::TooManyBuckets(m) => s3_error!(TooManyBuckets, "warp-s3: {m}"),
+        StorageError::TooManyObjects(m) => bound_error("TooManyObjects", &m),
+        StorageError::TooManyUploads(m) => bound_error("TooManyUploads", &m),
     }
+}
+
+/// A `400` with warp-s3's own error `code` (S3 has none for the bound).
+fn bound_error(code: &str, message: &str) -> S3Error {
+    let code = S3ErrorCode::from_bytes(code.as_bytes()).unwrap_or(S3ErrorCode::InvalidRequest);
+    let mut e = S3Error::with_message(code, format!("warp-s3: {message}"));
+    e.set_status_code(http::StatusCode::BAD_REQUEST);
+    e
 }
 
 /// Hex of `bytes`.
@@ -106,7 +118,7 @@ async fn read_body(
 }
 
 /// Checks `If-Match` (412 when it fails) and `If-None-Match` (304).
-fn check_conditions(
+pub(crate) fn check_conditions(
     object: &Object,
     if_match: Option<&ETagCondition>,
     if_none_match: Option<&ETagCondition>,
@@ -245,7 +257,9 @@ impl S3 for Backend {
         let input = req.input;
         let storage = self.state.storage();
         if let Some(n) = input.content_length.and_then(|n| u64::try_from(n).ok()) {
-            storage.admit(&input.bucket, n).map_err(storage_error)?;
+            storage
+                .admit(&input.bucket, &input.key, n)
+                .map_err(storage_error)?;
         }
         if let Some(cond) = &input.if_match {
             let existing = storage
@@ -706,6 +720,22 @@ fn arrived(ctx: Option<&RequestContext>) -> tokio::time::Instant {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn count_bounds_name_themselves() {
+        let e = storage_error(StorageError::TooManyBuckets("100 buckets exist".into()));
+        assert_eq!(*e.code(), S3ErrorCode::TooManyBuckets);
+        assert_eq!(e.status_code(), Some(http::StatusCode::BAD_REQUEST));
+        for (err, code) in [
+            (StorageError::TooManyUploads("x".into()), "TooManyUploads"),
+            (StorageError::TooManyObjects("x".into()), "TooManyObjects"),
+        ] {
+            let e = storage_error(err);
+            assert_eq!(e.code().as_str(), code);
+            assert_eq!(e.status_code(), Some(http::StatusCode::BAD_REQUEST));
+            assert_eq!(e.message(), Some("warp-s3: x"));
+        }
+    }
 
     #[test]
     fn flip_changes_one_byte_only() {

@@ -26,7 +26,9 @@ use tokio::task::{JoinHandle, JoinSet};
 use tracing::{debug, info, warn};
 use warp_latency_model::SimulateConfig;
 
+use crate::access::Access;
 use crate::admin::{self, ADMIN_PREFIX};
+use crate::bounds;
 use crate::context::RequestContext;
 use crate::faults::FaultConfig;
 use crate::meter::Record;
@@ -153,7 +155,7 @@ pub async fn start(config: ServerConfig) -> Result<RunningServer, String> {
             "an access key and a secret key are required (--access-key, --secret-key)".into(),
         );
     }
-    config.model.validate()?;
+    bounds::check_model(&config.model)?;
     let faults = config.faults.clone().compile()?;
     let l = config.limits;
     if l.max_connections == 0
@@ -186,6 +188,7 @@ pub async fn start(config: ServerConfig) -> Result<RunningServer, String> {
         config.access_key.clone(),
         config.secret_key.clone(),
     ));
+    builder.set_access(Access::new(Arc::clone(&state)));
     let s3 = builder.build();
     let listener = TcpListener::bind(config.bind)
         .await

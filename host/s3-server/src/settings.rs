@@ -10,14 +10,16 @@
 //! ```
 //!
 //! and `PUT /__warp/settings` takes any part of that object: the fields given
-//! replace the current ones, the result is checked as a whole
-//! ([`SimulateConfig::validate`], [`FaultConfig::compile`]) and applied at
-//! once, or refused with nothing changed.
+//! replace the current ones, the result is checked as a whole with the
+//! ranges the `warp-s3` flags use ([`bounds::check_model`],
+//! [`FaultConfig::compile`]) and applied at once, or refused with nothing
+//! changed.
 
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 use warp_latency_model::SimulateConfig;
 
+use crate::bounds;
 use crate::faults::{FaultConfig, Faults};
 
 /// [`SimulateConfig`] as JSON (the same field names).
@@ -115,7 +117,7 @@ pub fn apply(
     let new_faults: FaultConfig = serde_json::from_value(current["faults"].clone())
         .map_err(|e| format!("fault settings: {e}"))?;
     let new_model = SimulateConfig::from(new_model);
-    new_model.validate()?;
+    bounds::check_model(&new_model)?;
     let compiled = new_faults.compile()?;
     Ok((new_model, compiled))
 }

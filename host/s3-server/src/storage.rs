@@ -95,8 +95,14 @@ pub enum StorageError {
     BucketNotEmpty,
     /// A part list that does not match the uploaded parts.
     InvalidPart(String),
-    /// A bound was reached (the message names it).
+    /// A size or memory bound was reached (the message names it).
     Limit(String),
+    /// The bucket-count bound was reached (the message names it).
+    TooManyBuckets(String),
+    /// The object-count bound was reached (the message names it).
+    TooManyObjects(String),
+    /// The multipart-upload-count bound was reached (the message names it).
+    TooManyUploads(String),
 }
 
 #[derive(Debug)]
@@ -193,7 +199,7 @@ impl Storage {
             return Err(StorageError::BucketExists);
         }
         if inner.buckets.len() >= self.limits.max_buckets {
-            return Err(StorageError::Limit(format!(
+            return Err(StorageError::TooManyBuckets(format!(
                 "{} buckets exist, the bound",
                 self.limits.max_buckets
             )));
@@ -251,12 +257,14 @@ impl Storage {
         b.objects.get(key).cloned().ok_or(StorageError::NoSuchKey)
     }
 
-    /// Checks that an object of `len` bytes may be stored (before its body is
-    /// read).
+    /// Checks that an object of `len` bytes may be stored at `bucket/key`
+    /// (before its body is read): the object it would replace is counted as
+    /// freed, as [`Storage::put`] does. [`Storage::put`] checks again under
+    /// the lock, so concurrent writes never pass the memory bound.
     ///
     /// # Errors
     /// [`StorageError::NoSuchBucket`], or the object-size or memory bound.
-    pub fn admit(&self, bucket: &str, len: u64) -> Result<(), StorageError> {
+    pub fn admit(&self, bucket: &str, key: &str, len: u64) -> Result<(), StorageError> {
         if len > self.limits.max_object {
             return Err(StorageError::Limit(format!(
                 "an object of {len} bytes is over the bound of {} MiB",
@@ -264,10 +272,12 @@ impl Storage {
             )));
         }
         let inner = self.lock();
-        if !inner.buckets.contains_key(bucket) {
-            return Err(StorageError::NoSuchBucket);
-        }
-        self.check_memory(&inner, len)
+        let b = inner
+            .buckets
+            .get(bucket)
+            .ok_or(StorageError::NoSuchBucket)?;
+        let old = b.objects.get(key).map_or(0, |o| o.len);
+        self.check_memory(&inner, len.saturating_sub(old))
     }
 
     /// Stores `segments` at `bucket/key` (replacing what was there), with
@@ -312,7 +322,7 @@ impl Storage {
             return Ok(None);
         }
         if old.is_none() && objects >= self.limits.max_objects {
-            return Err(StorageError::Limit(format!(
+            return Err(StorageError::TooManyObjects(format!(
                 "{} objects are stored, the bound",
                 self.limits.max_objects
             )));
@@ -424,7 +434,7 @@ impl Storage {
             return Err(StorageError::NoSuchBucket);
         }
         if inner.uploads.len() >= self.limits.max_uploads {
-            return Err(StorageError::Limit(format!(
+            return Err(StorageError::TooManyUploads(format!(
                 "{} multipart uploads are in progress, the bound",
                 self.limits.max_uploads
             )));
@@ -443,7 +453,9 @@ impl Storage {
         Ok(id)
     }
 
-    /// Checks that part `number` of `len` bytes may be uploaded to `id`.
+    /// Checks that part `number` of `len` bytes may be uploaded to `id` (a
+    /// part it would replace is counted as freed, as [`Storage::put_part`]
+    /// does).
     ///
     /// # Errors
     /// [`StorageError::NoSuchUpload`], a part number outside 1..=10000, or
@@ -461,10 +473,9 @@ impl Storage {
             )));
         }
         let inner = self.lock();
-        if !inner.uploads.contains_key(id) {
-            return Err(StorageError::NoSuchUpload);
-        }
-        self.check_memory(&inner, len)
+        let upload = inner.uploads.get(id).ok_or(StorageError::NoSuchUpload)?;
+        let old = upload.parts.get(&number).map_or(0, |p| p.0.len() as u64);
+        self.check_memory(&inner, len.saturating_sub(old))
     }
 
     /// Stores part `number` of upload `id` (replacing an earlier one).
@@ -562,7 +573,7 @@ impl Storage {
             .get(key)
             .map(|o| o.len);
         if old.is_none() && inner.objects >= self.limits.max_objects {
-            return Err(StorageError::Limit(format!(
+            return Err(StorageError::TooManyObjects(format!(
                 "{} objects are stored, the bound",
                 self.limits.max_objects
             )));
@@ -662,6 +673,67 @@ mod tests {
                 .unwrap()
                 .is_none()
         );
+    }
+
+    #[test]
+    fn a_replacement_is_admitted_for_its_growth_only() {
+        let s = storage();
+        put(&s, "a", &[0; 60]).unwrap();
+        // Same size, and larger within the bound: the old bytes are freed.
+        s.admit("b", "a", 60).unwrap();
+        s.admit("b", "a", 100).unwrap();
+        assert!(matches!(
+            s.admit("b", "a", 101),
+            Err(StorageError::Limit(_))
+        ));
+        assert!(matches!(
+            s.admit("b", "new", 60),
+            Err(StorageError::Limit(_))
+        ));
+        // Two writes admitted at once cannot both be stored past the bound.
+        s.admit("b", "x", 40).unwrap();
+        s.admit("b", "y", 40).unwrap();
+        put(&s, "x", &[0; 40]).unwrap();
+        assert!(matches!(
+            put(&s, "y", &[0; 40]),
+            Err(StorageError::Limit(_))
+        ));
+        assert_eq!(s.bytes(), 100);
+        // A part re-uploaded at the bound likewise.
+        assert!(s.delete("b", "x").unwrap());
+        let id = s.create_upload("b", "k", None).unwrap();
+        s.put_part(&id, 1, Bytes::from(vec![0; 40]), "e".into())
+            .unwrap();
+        s.admit_part(&id, 1, 40).unwrap();
+        assert!(matches!(
+            s.admit_part(&id, 2, 40),
+            Err(StorageError::Limit(_))
+        ));
+    }
+
+    #[test]
+    fn count_bounds_have_their_own_errors() {
+        let s = Storage::new(StorageLimits {
+            max_buckets: 1,
+            max_uploads: 1,
+            max_objects: 1,
+            ..StorageLimits::default()
+        });
+        s.create_bucket("b").unwrap();
+        assert!(matches!(
+            s.create_bucket("c"),
+            Err(StorageError::TooManyBuckets(m)) if m.contains("1 buckets")
+        ));
+        s.create_upload("b", "k", None).unwrap();
+        assert!(matches!(
+            s.create_upload("b", "k", None),
+            Err(StorageError::TooManyUploads(m)) if m.contains("multipart uploads")
+        ));
+        put(&s, "k", b"1").unwrap();
+        assert!(matches!(
+            put(&s, "l", b"1"),
+            Err(StorageError::TooManyObjects(m)) if m.contains("1 objects")
+        ));
     }
 
     #[test]

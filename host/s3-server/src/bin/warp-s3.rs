@@ -8,8 +8,8 @@ use std::time::Duration;
 
 use clap::{Parser, ValueEnum};
 use tracing_subscriber::EnvFilter;
-use warp_latency_model::{MAX_FIRST_BYTE_SIGMA, MAX_TAIL_FACTOR, SimulateConfig};
-use warp_s3_server::{FaultConfig, ServerConfig, ServerLimits, StorageLimits};
+use warp_latency_model::SimulateConfig;
+use warp_s3_server::{FaultConfig, ServerConfig, ServerLimits, StorageLimits, bounds};
 
 /// The latency profile to start from.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -51,8 +51,8 @@ struct Args {
     /// Time per MiB of a GET's body on its own, ms, 0..=60000.
     #[arg(long, alias = "sim-per-mib-ms", value_parser = latency_ms)]
     per_mib_ms: Option<f64>,
-    /// Bandwidth of the link all GET bodies share, MiB/s; 0 = unlimited.
-    #[arg(long, alias = "sim-link-mib-s", value_parser = non_negative)]
+    /// Bandwidth of the link all GET bodies share, MiB/s, 0.1..=1e9; 0 = unlimited.
+    #[arg(long, alias = "sim-link-mib-s", value_parser = rate)]
     link_mib_s: Option<f64>,
     /// Probability of a long-tail GET, 0..=1.
     #[arg(long, value_parser = probability)]
@@ -63,8 +63,8 @@ struct Args {
     /// Log-standard-deviation of the lognormal first-byte body, 0..=3.
     #[arg(long, value_parser = sigma)]
     sim_first_byte_sigma: Option<f64>,
-    /// Per-connection throughput cap, MiB/s; 0 = none.
-    #[arg(long, value_parser = non_negative)]
+    /// Per-connection throughput cap, MiB/s, 0.1..=1e9; 0 = none.
+    #[arg(long, value_parser = rate)]
     sim_conn_mib_s: Option<f64>,
     /// Seed of the latency draws.
     #[arg(long)]
@@ -100,10 +100,10 @@ struct Args {
     /// Probability of a body stalled half-way for --stall-ms per GET.
     #[arg(long, default_value_t = 0.0, value_parser = probability)]
     rate_stall: f64,
-    /// Extra wait of a delayed-headers fault, ms.
+    /// Extra wait of a delayed-headers fault, ms, 0..=600000.
     #[arg(long, default_value_t = 300.0, value_parser = fault_ms)]
     delay_ms: f64,
-    /// Pause of a stalled-body fault, ms.
+    /// Pause of a stalled-body fault, ms, 0..=600000.
     #[arg(long, default_value_t = 5000.0, value_parser = fault_ms)]
     stall_ms: f64,
 
@@ -127,35 +127,28 @@ struct Args {
     max_seconds: Option<u64>,
 }
 
-fn number(s: &str, lo: f64, hi: f64) -> Result<f64, String> {
-    match s.trim().parse::<f64>() {
-        Ok(v) if v.is_finite() && (lo..=hi).contains(&v) => Ok(v),
-        _ => Err(format!("expected a number in {lo}..={hi}, got {s:?}")),
-    }
+fn latency_ms(s: &str) -> Result<f64, String> {
+    bounds::LATENCY_MS.parse(s)
 }
 
-fn latency_ms(s: &str) -> Result<f64, String> {
-    number(s, 0.0, 60_000.0)
+fn rate(s: &str) -> Result<f64, String> {
+    bounds::RATE_MIB_PER_S.parse(s)
 }
 
 fn fault_ms(s: &str) -> Result<f64, String> {
-    number(s, 0.0, 600_000.0)
-}
-
-fn non_negative(s: &str) -> Result<f64, String> {
-    number(s, 0.0, 1e9)
+    bounds::FAULT_MS.parse(s)
 }
 
 fn probability(s: &str) -> Result<f64, String> {
-    number(s, 0.0, 1.0)
+    bounds::PROBABILITY.parse(s)
 }
 
 fn tail_factor(s: &str) -> Result<f64, String> {
-    number(s, 1.0, MAX_TAIL_FACTOR)
+    bounds::TAIL_FACTOR.parse(s)
 }
 
 fn sigma(s: &str) -> Result<f64, String> {
-    number(s, 0.0, MAX_FIRST_BYTE_SIGMA)
+    bounds::FIRST_BYTE_SIGMA.parse(s)
 }
 
 impl Args {
@@ -266,8 +259,35 @@ async fn run(args: Args) -> Result<(), String> {
     Ok(())
 }
 
+/// Parses the command line. Help and version go to stdout (exit 0); an
+/// error is one line on stderr, clap's message and usage with its "For more
+/// information" tip left out (exit 2).
+fn parse_args() -> Result<Args, ExitCode> {
+    Args::try_parse().map_err(|e| {
+        let code = ExitCode::from(u8::try_from(e.exit_code()).unwrap_or(2));
+        if !e.use_stderr() {
+            let _ = e.print();
+            return code;
+        }
+        eprintln!("{}", one_line(&e.render().to_string()));
+        code
+    })
+}
+
+/// `text` (clap's rendered error) on one line, without the `--help` tip.
+fn one_line(text: &str) -> String {
+    text.lines()
+        .filter(|l| !l.trim_start().starts_with("For more information"))
+        .flat_map(str::split_whitespace)
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
 fn main() -> ExitCode {
-    let args = Args::parse();
+    let args = match parse_args() {
+        Ok(a) => a,
+        Err(code) => return code,
+    };
     let filter =
         EnvFilter::try_from_env("RUST_LOG").unwrap_or_else(|_| EnvFilter::new("warn,s3s=off"));
     tracing_subscriber::fmt()

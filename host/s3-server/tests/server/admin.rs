@@ -92,3 +92,37 @@ async fn settings_change_at_run_time_or_not_at_all() {
     })
     .await;
 }
+
+#[tokio::test]
+async fn settings_keep_the_flag_ranges() {
+    bounded(30, async {
+        let srv = server(instant(), Default::default()).await;
+        let s3 = client(&srv);
+        let p = Path::from("k");
+        s3.put(&p, data(10, 9).into()).await.unwrap();
+        for (field, value, range) in [
+            ("first_byte_ms", "1e308", "0..=60000"),
+            ("first_byte_ms", "60001", "0..=60000"),
+            ("per_mib_ms", "1e308", "0..=60000"),
+            ("link_mib_per_s", "1e-300", "0 or 0.1..=1000000000"),
+            ("per_conn_mib_per_s", "1e-300", "0 or 0.1..=1000000000"),
+        ] {
+            let body = format!(r#"{{"model": {{"{field}": {value}}}}}"#);
+            let (status, e) = admin(&srv, "PUT", "/__warp/settings", &body).await;
+            assert_eq!(status, 400, "{body}: {e}");
+            let msg = e["error"].as_str().unwrap();
+            assert_eq!(msg.lines().count(), 1, "{msg}");
+            assert!(
+                msg.contains(&format!("model.{field}")) && msg.contains(range),
+                "{msg}"
+            );
+        }
+        // Nothing changed: GETs still answer at once.
+        let (_, s) = admin(&srv, "GET", "/__warp/settings", "").await;
+        assert_eq!(s["model"]["first_byte_ms"], 0.0);
+        assert_eq!(s["model"]["link_mib_per_s"], 0.0);
+        s3.get(&p).await.unwrap().bytes().await.unwrap();
+        srv.stop().await;
+    })
+    .await;
+}

@@ -1,0 +1,126 @@
+//! Edge cases of the protocol and the bounds: ranges past any object,
+//! presigned URL lifetimes, count bounds, replacing objects at the memory
+//! bound.
+
+use std::time::Duration;
+
+use object_store::path::Path;
+use object_store::signer::Signer;
+use object_store::{GetOptions, GetRange, ObjectStore, ObjectStoreExt};
+
+use crate::common::*;
+
+/// A server with bucket [`BUCKET`], no latency and `limits` changed by `f`.
+async fn limited(
+    f: impl FnOnce(&mut warp_s3_server::ServerLimits),
+) -> warp_s3_server::RunningServer {
+    let mut cfg = warp_s3_server::ServerConfig::new(KEY, SECRET);
+    cfg.buckets = vec![BUCKET.into()];
+    cfg.model = instant();
+    f(&mut cfg.limits);
+    warp_s3_server::start(cfg).await.expect("server starts")
+}
+
+#[tokio::test]
+async fn a_range_starting_past_any_object_is_416() {
+    bounded(30, async {
+        let srv = server(instant(), Default::default()).await;
+        let s3 = client(&srv);
+        let p = Path::from("k");
+        s3.put(&p, data(100, 3).into()).await.unwrap();
+        let get = |path: Path, if_match: Option<&str>| {
+            let s3 = s3.clone();
+            let if_match = if_match.map(str::to_string);
+            async move {
+                s3.get_opts(
+                    &path,
+                    GetOptions {
+                        // bytes=18446744073709551615-
+                        range: Some(GetRange::Offset(u64::MAX)),
+                        if_match,
+                        ..GetOptions::default()
+                    },
+                )
+                .await
+                .map(|_| ())
+            }
+        };
+        let e = get(p.clone(), None).await.unwrap_err();
+        assert!(e.to_string().contains("416"), "{e}");
+        // The object's existence and the conditions come first, as for any GET.
+        let e = get(Path::from("missing"), None).await.unwrap_err();
+        assert!(matches!(e, object_store::Error::NotFound { .. }), "{e}");
+        let e = get(p.clone(), Some("\"other\"")).await.unwrap_err();
+        assert!(matches!(e, object_store::Error::Precondition { .. }), "{e}");
+        srv.stop().await;
+    })
+    .await;
+}
+
+#[tokio::test]
+async fn presigned_urls_last_at_most_seven_days() {
+    bounded(30, async {
+        let srv = server(instant(), Default::default()).await;
+        let s3 = client(&srv);
+        let p = Path::from("shared");
+        s3.put(&p, data(10, 4).into()).await.unwrap();
+        let fetch = |secs: u64| {
+            let s3 = s3.clone();
+            let p = p.clone();
+            let srv = &srv;
+            async move {
+                let url = s3
+                    .signed_url(http::Method::GET, &p, Duration::from_secs(secs))
+                    .await
+                    .unwrap();
+                let target = format!("{}?{}", url.path(), url.query().unwrap_or(""));
+                raw(srv, "GET", &target, "").await
+            }
+        };
+        let (status, body) = fetch(3600).await;
+        assert_eq!(status, 200, "{body}");
+        let (status, body) = fetch(604_800).await;
+        assert_eq!(status, 200, "{body}");
+        let (status, body) = fetch(604_801).await;
+        assert_eq!(status, 400, "{body}");
+        assert!(body.contains("AuthorizationQueryParametersError"), "{body}");
+        assert!(body.contains("1..=604800"), "{body}");
+        srv.stop().await;
+    })
+    .await;
+}
+
+#[tokio::test]
+async fn the_upload_count_bound_is_named() {
+    bounded(30, async {
+        let srv = limited(|l| l.storage.max_uploads = 1).await;
+        let s3 = client(&srv);
+        let _first = s3.put_multipart(&Path::from("a")).await.unwrap();
+        let e = s3.put_multipart(&Path::from("b")).await.unwrap_err();
+        let msg = e.to_string();
+        assert!(msg.contains("TooManyUploads"), "{msg}");
+        assert!(!msg.contains("EntityTooLarge"), "{msg}");
+        srv.stop().await;
+    })
+    .await;
+}
+
+#[tokio::test]
+async fn an_object_can_be_replaced_at_the_memory_bound() {
+    bounded(30, async {
+        let srv = limited(|l| l.storage.max_memory = 1 << 20).await;
+        let s3 = client(&srv);
+        let p = Path::from("full");
+        s3.put(&p, data(1 << 20, 5).into()).await.unwrap();
+        let new = data(1 << 20, 6);
+        s3.put(&p, new.clone().into()).await.unwrap();
+        assert!(s3.get(&p).await.unwrap().bytes().await.unwrap() == new);
+        assert_eq!(srv.state().storage().bytes(), 1 << 20);
+        // A new object still does not fit.
+        let e = s3.put(&Path::from("more"), vec![0u8; 1].into()).await;
+        let msg = e.unwrap_err().to_string();
+        assert!(msg.contains("memory bound"), "{msg}");
+        srv.stop().await;
+    })
+    .await;
+}
