@@ -178,6 +178,12 @@ pub fn parse_bytes(s: &str) -> std::result::Result<u64, String> {
             "{s:?} is not a byte count (a number with an optional K, M or G suffix, e.g. 4096, 64M, 1.5M)"
         )
     };
+    let too_large = || {
+        format!(
+            "{s:?} is too large: a byte count is at most {} bytes (16 EiB)",
+            u64::MAX
+        )
+    };
     let split = t
         .find(|c: char| !(c.is_ascii_digit() || c == '.'))
         .unwrap_or(t.len());
@@ -190,7 +196,7 @@ pub fn parse_bytes(s: &str) -> std::result::Result<u64, String> {
         _ => return Err(bad()),
     };
     if let Ok(v) = num.parse::<u64>() {
-        return v.checked_mul(mult).ok_or_else(bad);
+        return v.checked_mul(mult).ok_or_else(too_large);
     }
     // A fraction: only digits and one point reach here, so no inf/NaN.
     let v: f64 = num.parse().map_err(|_| bad())?;
@@ -198,7 +204,7 @@ pub fn parse_bytes(s: &str) -> std::result::Result<u64, String> {
     if bytes.is_finite() && bytes < u64::MAX as f64 {
         Ok(bytes as u64)
     } else {
-        Err(bad())
+        Err(too_large())
     }
 }
 
@@ -631,6 +637,16 @@ mod tests {
         assert_eq!((c.limits.data_bytes, c.cache_bytes), (64 << 20, 64 << 20));
         for (text, want) in [("64MiB", 64 << 20), ("1.5G", 3 << 29), ("4096", 4096)] {
             assert_eq!(parse_bytes(text), Ok(want), "{text}");
+        }
+        // Too large is not "not a byte count".
+        for text in [
+            "99999999999G",
+            "18446744073709551616",
+            "1e30",
+            "99999999999.5G",
+        ] {
+            let e = parse_bytes(text).unwrap_err();
+            assert_eq!(e.contains("too large"), text != "1e30", "{text}: {e}");
         }
         // The sizes of a method spelling (planner-core's canonical grammar:
         // digits with KiB/MiB/GiB, shared with the Python and npm packages)

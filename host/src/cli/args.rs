@@ -2,9 +2,9 @@
 //! clap value parsers, so a bad value is refused before any work with clap's
 //! one-line error naming the flag.
 //!
-//! - [`parse_method`]: the planning method (`--method`), and
-//!   [`parse_layout`]: the payload layout (`--layout NAME[:PARAM]`), both
-//!   from [`crate::vocabulary`].
+//! - [`parse_method`]: the planning method (`--method`, its parameters
+//!   checked too), and [`parse_layout`]: the payload layout (`--layout
+//!   NAME[:PARAM]`), both from [`crate::vocabulary`].
 //! - [`parse_bytes`]: byte counts with an optional `K`/`M`/`G` suffix (powers of 1024),
 //!   and [`parse_request_size`]: one request's size, `1 B..=1 GiB`.
 //! - [`latency_ms`], [`non_negative`], [`probability`], [`at_least_one`]:
@@ -12,10 +12,27 @@
 //!
 
 use clap::Args;
+use planner_core::Method;
 
-pub use crate::vocabulary::{
-    LAYOUTS, METHODS, layout_name, method_name, parse_layout, parse_method,
-};
+pub use crate::vocabulary::{LAYOUTS, METHODS, layout_name, method_name, parse_layout};
+
+/// Parses a planning method ([`crate::vocabulary::parse_method`]) and checks
+/// its parameters as the planner will, so that a method no plan can use
+/// (`coalesce:1:0`, a zero SPAN) is refused with the flags, not by every
+/// query at plan time.
+///
+/// # Errors
+/// Not a method spelling, or a parameter out of range.
+pub fn parse_method(s: &str) -> Result<Method, String> {
+    match crate::vocabulary::parse_method(s)? {
+        Method::Coalesce {
+            max_span: Some(0), ..
+        } => Err(format!(
+            "method {s:?}: SPAN must be at least 1 byte (or leave it out: coalesce:GAP has no cap)"
+        )),
+        m => Ok(m),
+    }
+}
 
 /// Largest simulated or surrogate latency a flag accepts, milliseconds (60 s):
 /// a larger value would only make a run hang.
@@ -191,5 +208,20 @@ mod tests {
         assert!(probability("1.5").is_err());
         assert!(at_least_one("0.5").is_err());
         assert!(non_negative("inf").is_err());
+    }
+
+    #[test]
+    fn a_method_no_plan_can_use_is_refused_when_parsed() {
+        let e = parse_method("coalesce:1:0").unwrap_err();
+        assert!(e.contains("coalesce:1:0") && e.contains("SPAN"), "{e}");
+        assert_eq!(
+            parse_method("coalesce:1:1").unwrap(),
+            Method::Coalesce {
+                max_gap: 1,
+                max_span: Some(1)
+            }
+        );
+        assert!(parse_method("coalesce:0").is_ok() && parse_method("warp").is_ok());
+        assert!(parse_method("lance").is_err());
     }
 }

@@ -7,7 +7,7 @@ use std::sync::Arc;
 use clap::Args;
 use planner_core::Pricing;
 
-use super::args::OutputArgs;
+use super::args::{OutputArgs, parse_method};
 use super::search_opts::MAX_NPROBE;
 use super::search_opts::SearchOpts;
 use crate::bench::limits::{
@@ -18,6 +18,7 @@ use crate::bench::{CacheSize, DEFAULT_MAX_ERROR_RATE, RunSpec, Suite, Target, Wo
 use crate::error::{Error, Result};
 use crate::ivf::Metric;
 use crate::output::Output;
+use crate::progress::Progress;
 use crate::query::Index;
 use crate::search::{backend_factory, open_searcher, open_searcher_at, runtime};
 use crate::store;
@@ -154,7 +155,14 @@ pub fn execute(args: &BenchArgs) -> Result<()> {
     let nprobes = parse_list("--nprobe", &args.nprobe_sweep, MAX_NPROBE as usize)?;
     let caches = CacheSize::parse_sweep(&args.cache_sweep)?;
     check_range("--cache-mib (number of sizes)", caches.len(), 1, MAX_SWEEP)?;
-    let policies: Vec<&str> = args.policies.split(',').map(str::trim).collect();
+    let policies = args
+        .policies
+        .split(',')
+        .map(|p| {
+            let p = p.trim();
+            parse_method(p).map_err(|reason| Error::config("--policies", p, reason))
+        })
+        .collect::<Result<Vec<_>>>()?;
     check_range(
         "--policies (number of policies)",
         policies.len(),
@@ -173,8 +181,8 @@ pub fn execute(args: &BenchArgs) -> Result<()> {
         for &cache in &caches {
             for &q in &qs {
                 for &nprobe in &nprobes {
-                    for p in &policies {
-                        let mut params = args.search.params(&cfg, p, q)?;
+                    for &method in &policies {
+                        let mut params = args.search.params_for(&cfg, method, q)?;
                         params.nprobe = nprobe;
                         runs.push(RunSpec {
                             target,
@@ -188,9 +196,12 @@ pub fn execute(args: &BenchArgs) -> Result<()> {
         }
     }
     if let Some(dir) = &args.plot {
-        std::fs::create_dir_all(dir).map_err(|source| Error::Io {
-            path: dir.display().to_string(),
-            source,
+        std::fs::create_dir_all(dir).map_err(|e| {
+            Error::config(
+                "--plot",
+                dir.display(),
+                format!("cannot make the chart directory: {e}"),
+            )
         })?;
     }
     let (factory, _) = backend_factory(cfg.planner, &cfg.limits)?;
@@ -270,16 +281,11 @@ pub fn execute(args: &BenchArgs) -> Result<()> {
             read: args.search.read_config(),
             max_error_rate: args.max_error_rate,
         };
-        let rows = suite
-            .run(|_| {
-                if !args.output.json {
-                    eprint!(".");
-                }
-            })
-            .await?;
-        if !args.output.json {
-            eprintln!();
-        }
+        // Shown as `--progress` says: nothing when stderr is not a terminal
+        // (by default), so that a failure leaves exactly one error line.
+        let bar = Progress::new(suite.runs.len() as u64, "bench runs");
+        let rows = suite.run(|_| bar.inc(1)).await?;
+        bar.finish();
         Ok::<_, Error>((rows, workload_text))
     })?;
     let plots = match &args.plot {

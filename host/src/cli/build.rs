@@ -11,7 +11,7 @@
 use std::path::PathBuf;
 
 use clap::Args;
-use clap::builder::RangedU64ValueParser;
+use clap::builder::RangedI64ValueParser;
 use planner_core::reorder::Layout;
 use serde_json::json;
 
@@ -61,30 +61,30 @@ pub struct BuildArgs {
     #[arg(long, requires = "queries")]
     pub groundtruth: Option<PathBuf>,
     /// Synthetic base vectors (without --input), 1..=4294967295.
-    #[arg(long, default_value_t = 100_000, value_parser = RangedU64ValueParser::<usize>::new().range(1..=MAX_SYNTHETIC))]
+    #[arg(long, default_value_t = 100_000, value_parser = RangedI64ValueParser::<usize>::new().range(1..=MAX_SYNTHETIC as i64))]
     pub synthetic: usize,
     /// Synthetic queries (without --input), 0..=10000000.
-    #[arg(long, default_value_t = 1_000, value_parser = RangedU64ValueParser::<usize>::new().range(0..=MAX_SYNTHETIC_QUERIES))]
+    #[arg(long, default_value_t = 1_000, value_parser = RangedI64ValueParser::<usize>::new().range(0..=MAX_SYNTHETIC_QUERIES as i64))]
     pub synthetic_queries: usize,
     /// Synthetic dimension, 1..=65536.
-    #[arg(long, default_value_t = 128, value_parser = RangedU64ValueParser::<usize>::new().range(1..=MAX_DIM))]
+    #[arg(long, default_value_t = 128, value_parser = RangedI64ValueParser::<usize>::new().range(1..=MAX_DIM as i64))]
     pub dim: usize,
     /// Clusters (faiss nlist), 1..=16777216 and at most the vectors.
-    #[arg(long, default_value_t = 1024, value_parser = RangedU64ValueParser::<usize>::new().range(1..=MAX_NLIST))]
+    #[arg(long, default_value_t = 1024, value_parser = RangedI64ValueParser::<usize>::new().range(1..=MAX_NLIST as i64))]
     pub nlist: usize,
     /// IVF-PQ with M sub-quantizers of 8 bits, M dividing the dimension (default: IVF-Flat).
-    #[arg(long, value_parser = RangedU64ValueParser::<usize>::new().range(1..=MAX_DIM))]
+    #[arg(long, value_parser = RangedI64ValueParser::<usize>::new().range(1..=MAX_DIM as i64))]
     pub pq_m: Option<usize>,
     /// k-means iterations, 1..=1000.
-    #[arg(long, default_value_t = DEFAULT_NITER, value_parser = RangedU64ValueParser::<usize>::new().range(1..=MAX_NITER))]
+    #[arg(long, default_value_t = DEFAULT_NITER, value_parser = RangedI64ValueParser::<usize>::new().range(1..=MAX_NITER as i64))]
     pub niter: usize,
     /// k-means training sample per centroid (faiss's max_points_per_centroid), 1..=65536:
     /// the sample is at most nlist x this many base vectors.
-    #[arg(long, default_value_t = DEFAULT_MAX_POINTS_PER_CENTROID, value_parser = RangedU64ValueParser::<usize>::new().range(1..=MAX_POINTS_PER_CENTROID))]
+    #[arg(long, default_value_t = DEFAULT_MAX_POINTS_PER_CENTROID, value_parser = RangedI64ValueParser::<usize>::new().range(1..=MAX_POINTS_PER_CENTROID as i64))]
     pub max_points_per_centroid: usize,
     /// And at most this many training vectors in all, 1..=16777216 (default 2^18: binds from
     /// nlist 1024 on, where a bigger sample costs most and pays least).
-    #[arg(long, default_value_t = DEFAULT_MAX_SAMPLE, value_parser = RangedU64ValueParser::<usize>::new().range(1..=MAX_SAMPLE))]
+    #[arg(long, default_value_t = DEFAULT_MAX_SAMPLE, value_parser = RangedI64ValueParser::<usize>::new().range(1..=MAX_SAMPLE as i64))]
     pub max_train_points: usize,
     /// Metric: l2 (squared Euclidean), cosine (vectors normalised at build and query time),
     /// dot (inner product; the largest is nearest).
@@ -101,7 +101,7 @@ pub struct BuildArgs {
     #[arg(long, default_value_t = 42)]
     pub seed: u64,
     /// Neighbours kept in computed ground truth, 1..=10000.
-    #[arg(long, default_value_t = 100, value_parser = RangedU64ValueParser::<usize>::new().range(1..=MAX_GT_K))]
+    #[arg(long, default_value_t = 100, value_parser = RangedI64ValueParser::<usize>::new().range(1..=MAX_GT_K as i64))]
     pub gt_k: usize,
     /// Largest build (estimated memory, and each input file), bytes (K/M/G suffix allowed).
     /// Default: $WARP_MAX_DATA_BYTES or 3/4 of the machine's memory.

@@ -26,6 +26,7 @@ pub mod tune_greedy;
 /// line and exits with code 2.
 #[derive(Debug, Parser)]
 #[command(name = "warp", version, about, long_about = None)]
+#[command(mut_subcommands(negative_numbers))]
 pub struct Cli {
     /// The subcommand.
     #[command(subcommand)]
@@ -57,6 +58,21 @@ pub enum Command {
     Load(load::LoadArgs),
     /// Remove index objects no manifest names any more, after a grace period (--older-than); --dry-run lists them.
     Gc(gc::GcArgs),
+}
+
+/// Lets every flag of `cmd` that takes a value take a negative number
+/// (`--epsilon -1`, `--nlist -1`), which clap otherwise reads as an unknown
+/// flag `-1`: the value then reaches the flag's own parser, which refuses it
+/// naming the flag (and its range, for the float and `RangedI64ValueParser`
+/// parsers).
+fn negative_numbers(cmd: clap::Command) -> clap::Command {
+    cmd.mut_args(|a| {
+        if a.get_action().takes_values() {
+            a.allow_negative_numbers(true)
+        } else {
+            a
+        }
+    })
 }
 
 /// Sets the progress display from `--progress` and `--json` (which

@@ -35,8 +35,9 @@ pub struct QueryArgs {
     /// Index and search options.
     #[command(flatten)]
     pub search: SearchOpts,
-    /// One query vector, comma-separated.
-    #[arg(long, conflicts_with_all = ["queries", "query_index"])]
+    /// One query vector, comma-separated (`--vector -1.5,2,…` takes a
+    /// leading minus as the first component's sign).
+    #[arg(long, allow_hyphen_values = true, conflicts_with_all = ["queries", "query_index"])]
     pub vector: Option<String>,
     /// A file of query vectors (.fvecs, .bvecs, .ivecs, .npy); one JSON object per query.
     /// A query that fails prints {"query": i, "error": "…"} and the others go on;

@@ -7,7 +7,7 @@ use std::path::PathBuf;
 use std::time::Instant;
 
 use clap::Args;
-use clap::builder::RangedU64ValueParser;
+use clap::builder::RangedI64ValueParser;
 use planner_core::Method;
 use planner_core::reorder::{
     Layout, LogPlanSettings, LogPlanTotals, ReorderInput, coaccess_gap, plan_log, reorder,
@@ -53,7 +53,7 @@ pub struct ReorderArgs {
     #[arg(long, default_value = "pca_zorder", value_parser = parse_layout)]
     pub layout: Layout,
     /// K_max of the plans made for each query of the log, 1..=1048576.
-    #[arg(long, default_value_t = 16, value_parser = RangedU64ValueParser::<usize>::new().range(1..=(1 << 20)))]
+    #[arg(long, default_value_t = 16, value_parser = RangedI64ValueParser::<usize>::new().range(1..=(1 << 20)))]
     pub k_max: usize,
     /// Expected request parallelism P of the plans, >= 1 (S3 surrogate: 25 ms + 5 ms/MiB).
     #[arg(long, default_value_t = 8.0, value_parser = at_least_one)]

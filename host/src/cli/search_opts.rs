@@ -5,7 +5,7 @@
 use std::time::Duration;
 
 use clap::Args;
-use clap::builder::RangedU64ValueParser;
+use clap::builder::RangedI64ValueParser;
 use planner_core::{Method, Surrogate};
 
 use super::args::{at_least_one_or_inf, epsilon, latency_ms, parse_method};
@@ -33,22 +33,22 @@ pub struct SearchOpts {
     #[arg(long)]
     pub url: Option<String>,
     /// Lists probed per query (faiss nprobe), 1..=1048576.
-    #[arg(long, default_value_t = 16, value_parser = RangedU64ValueParser::<usize>::new().range(1..=MAX_NPROBE))]
+    #[arg(long, default_value_t = 16, value_parser = RangedI64ValueParser::<usize>::new().range(1..=MAX_NPROBE as i64))]
     pub nprobe: usize,
     /// Neighbours returned, 1..=100000.
-    #[arg(long, default_value_t = 10, value_parser = RangedU64ValueParser::<usize>::new().range(1..=MAX_K))]
+    #[arg(long, default_value_t = 10, value_parser = RangedI64ValueParser::<usize>::new().range(1..=MAX_K as i64))]
     pub k: usize,
     /// Request budget K_max per planned fetch, 1..=1048576 (default: one per interval).
-    #[arg(long, value_parser = RangedU64ValueParser::<usize>::new().range(1..=MAX_K_MAX))]
+    #[arg(long, value_parser = RangedI64ValueParser::<usize>::new().range(1..=MAX_K_MAX as i64))]
     pub k_max: Option<usize>,
     /// Expected request parallelism P of one query, >= 1 or "inf" (default: io_slots / Q, at least 1).
     #[arg(long, value_parser = at_least_one_or_inf)]
     pub parallelism: Option<String>,
     /// Global limit on concurrent GETs, 1..=4096 (default: $WARP_IO_SLOTS or 64).
-    #[arg(long, value_parser = RangedU64ValueParser::<usize>::new().range(1..=MAX_IO_SLOTS))]
+    #[arg(long, value_parser = RangedI64ValueParser::<usize>::new().range(1..=MAX_IO_SLOTS as i64))]
     pub io_slots: Option<usize>,
     /// Payload cache capacity, MiB; 0 disables; at most the memory limit (default: $WARP_CACHE_BYTES or 64 MiB for query, 0 for bench).
-    #[arg(long, value_parser = clap::value_parser!(u64).range(0..=(1 << 30)))]
+    #[arg(long, value_parser = RangedI64ValueParser::<u64>::new().range(0..=(1 << 30)))]
     pub cache_mib: Option<u64>,
     /// The simulated-S3 flags (`--simulate s3`, `--sim-*`).
     #[command(flatten)]
@@ -61,7 +61,7 @@ pub struct SearchOpts {
     #[arg(long)]
     pub preload: bool,
     /// IVF-PQ: rerank the best k*RERANK ADC candidates exactly, 0..=1000 (0: no rerank).
-    #[arg(long, default_value_t = 4, value_parser = RangedU64ValueParser::<usize>::new().range(0..=MAX_RERANK))]
+    #[arg(long, default_value_t = 4, value_parser = RangedI64ValueParser::<usize>::new().range(0..=MAX_RERANK as i64))]
     pub rerank: usize,
     /// Surrogate fixed cost per request, ms, 0..=60000 (default 25, or the simulation's).
     #[arg(long, value_parser = latency_ms)]
@@ -75,17 +75,17 @@ pub struct SearchOpts {
     /// Per-query deadline, ms, 1..=3600000: a query whose reads (payload,
     /// rerank and re-fetches) are not done by then fails with its own error.
     /// Default: none.
-    #[arg(long, value_parser = clap::value_parser!(u64).range(1..=3_600_000))]
+    #[arg(long, value_parser = RangedI64ValueParser::<u64>::new().range(1..=3_600_000))]
     pub deadline_ms: Option<u64>,
     /// Abandon and retry once a GET whose body makes no progress for this
     /// long, ms, 1..=600000. Default 10000.
-    #[arg(long, value_parser = clap::value_parser!(u64).range(1..=600_000))]
+    #[arg(long, value_parser = RangedI64ValueParser::<u64>::new().range(1..=600_000))]
     pub stall_timeout_ms: Option<u64>,
     /// Bytes all queries in progress may hold fetched or in flight at once,
     /// MiB, 1..=1048576 (a query waits for its plan's bytes before its first
     /// GET; one plan larger than this runs alone). Default 4096 or a
     /// quarter of the machine's memory, whichever is less.
-    #[arg(long, value_parser = clap::value_parser!(u64).range(1..=1_048_576))]
+    #[arg(long, value_parser = RangedI64ValueParser::<u64>::new().range(1..=1_048_576))]
     pub max_fetch_mib: Option<u64>,
     /// Do not hedge straggling GETs (default: hedge a GET once 3x slower than
     /// the median, at most 5-25% extra GETs following the straggler rate).

@@ -7,7 +7,9 @@ use clap::Args;
 
 use super::args::{latency_ms, non_negative, probability};
 use crate::config::HostConfigBuilder;
-use crate::store::{MAX_FIRST_BYTE_SIGMA, MAX_TAIL_FACTOR, SimulateConfig};
+use crate::store::{
+    MAX_FIRST_BYTE_SIGMA, MAX_RATE_MIB_PER_S, MAX_TAIL_FACTOR, MIN_RATE_MIB_PER_S, SimulateConfig,
+};
 
 /// The simulated-S3 flags (`--simulate s3` and its parameters; see
 /// [`SimulateConfig`] for the model and the defaults' sources).
@@ -22,8 +24,9 @@ pub struct SimulateArgs {
     /// Simulated S3: extra latency per MiB, ms, 0..=60000 (default 5).
     #[arg(long, value_parser = latency_ms)]
     pub sim_per_mib_ms: Option<f64>,
-    /// Simulated S3: bandwidth of the link shared by all GETs, MiB/s; 0 = unlimited (default 4096).
-    #[arg(long, value_parser = non_negative)]
+    /// Simulated S3: bandwidth of the link shared by all GETs, MiB/s; 0 = unlimited, else
+    /// 0.1..=1e9 (default 4096).
+    #[arg(long, value_parser = rate_mib_s)]
     pub sim_link_mib_s: Option<f64>,
     /// Simulated S3: probability of a long-tail GET, 0..=1 (default 0.02).
     #[arg(long, value_parser = probability)]
@@ -34,8 +37,9 @@ pub struct SimulateArgs {
     /// Simulated S3: log-standard-deviation of the lognormal first-byte body, 0..=3 (default 0).
     #[arg(long, value_parser = sigma)]
     pub sim_first_byte_sigma: Option<f64>,
-    /// Simulated S3: per-connection throughput cap, MiB/s per GET; 0 = none (default 0).
-    #[arg(long, value_parser = non_negative)]
+    /// Simulated S3: per-connection throughput cap, MiB/s per GET; 0 = none, else 0.1..=1e9
+    /// (default 0).
+    #[arg(long, value_parser = rate_mib_s)]
     pub sim_conn_mib_s: Option<f64>,
     /// Simulated S3: seed of the latency draws (default 7).
     #[arg(long)]
@@ -72,6 +76,18 @@ impl SimulateArgs {
             }));
         }
         b
+    }
+}
+
+/// `--sim-link-mib-s`, `--sim-conn-mib-s`: 0 (no limit) or a rate in
+/// [`MIN_RATE_MIB_PER_S`]`..=`[`MAX_RATE_MIB_PER_S`], the latency model's
+/// own bounds (a rate near 0 would only make a run hang).
+fn rate_mib_s(s: &str) -> Result<f64, String> {
+    match non_negative(s)? {
+        v if v == 0.0 || (MIN_RATE_MIB_PER_S..=MAX_RATE_MIB_PER_S).contains(&v) => Ok(v),
+        _ => Err(format!(
+            "0 (no limit) or {MIN_RATE_MIB_PER_S}..={MAX_RATE_MIB_PER_S:e} MiB/s (at {MIN_RATE_MIB_PER_S} MiB/s a MiB takes ten seconds)"
+        )),
     }
 }
 
@@ -138,5 +154,16 @@ mod tests {
         }
         assert_eq!(sigma("0.3"), Ok(0.3));
         assert!(sigma("-0.1").is_err() && sigma("3.5").is_err());
+        assert_eq!(rate_mib_s("0"), Ok(0.0));
+        assert_eq!(rate_mib_s("90"), Ok(90.0));
+        assert_eq!(rate_mib_s("0.1"), Ok(0.1));
+        for bad in ["1e-300", "0.05", "2e9", "-1", "inf", "NaN"] {
+            assert!(rate_mib_s(bad).is_err(), "{bad}");
+        }
+        assert!(
+            rate_mib_s("1e-300")
+                .unwrap_err()
+                .contains("0.1..=1e9 MiB/s")
+        );
     }
 }

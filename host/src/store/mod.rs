@@ -82,8 +82,9 @@ pub use read::{PRELOAD_MAX_BYTES, get_bounded, missing_index_reason, preload};
 pub use warp_planned_store as planned;
 pub use warp_planned_store::{
     CallStats, DEFAULT_FETCH_BUDGET, Deadline, HedgePolicy, LoadEstimator, LoadSnapshot,
-    MAX_FIRST_BYTE_SIGMA, MAX_TAIL_FACTOR, PlanOptions, PlannedError, PlannedRead, PlannedStore,
-    PlannedStoreBuilder, STORE_NAME, SimulateConfig, SimulatedStore, StatsSnapshot, hedge, load,
+    MAX_FIRST_BYTE_SIGMA, MAX_RATE_MIB_PER_S, MAX_TAIL_FACTOR, MIN_RATE_MIB_PER_S, PlanOptions,
+    PlannedError, PlannedRead, PlannedStore, PlannedStoreBuilder, STORE_NAME, SimulateConfig,
+    SimulatedStore, StatsSnapshot, hedge, load,
 };
 
 use crate::error::{Error, Result, redact_url};
