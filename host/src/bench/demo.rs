@@ -30,8 +30,8 @@ use crate::store::{self, SimulateConfig};
 pub const MAX_DEMO_N: usize = 1_000_000;
 /// Most clusters.
 pub const MAX_DEMO_NLIST: usize = 65_536;
-/// Most global I/O slots.
-pub const MAX_IO_SLOTS: usize = 4096;
+/// Most global I/O slots: the store's own bound.
+pub const MAX_IO_SLOTS: usize = crate::store::planned::MAX_IO_SLOTS;
 /// Dimension of the demo's vectors (SIFT).
 pub const DEMO_DIM: usize = 128;
 /// Stored queries of the demo.

@@ -20,8 +20,8 @@ pub const MAX_K: u64 = 100_000;
 pub const MAX_NPROBE: u64 = 1 << 20;
 /// Largest `--k-max`.
 pub const MAX_K_MAX: u64 = 1 << 20;
-/// Largest `--io-slots`.
-pub const MAX_IO_SLOTS: u64 = 4096;
+/// Largest `--io-slots`: the store's own bound.
+pub const MAX_IO_SLOTS: u64 = crate::store::planned::MAX_IO_SLOTS as u64;
 /// Largest `--rerank` factor.
 pub const MAX_RERANK: u64 = 1000;
 
