@@ -85,9 +85,16 @@ fn index(name: &str) -> Built {
 /// `warp serve --bind 127.0.0.1:0 --native --log off` with `args`: the
 /// running server (killed when dropped) and its first line.
 fn serve(args: &[&str]) -> (Running, Value) {
+    serve_logging("off", args)
+}
+
+/// `warp serve --bind 127.0.0.1:0 --native --log <log>` with `args`: the
+/// running server (killed when dropped; its stderr left to read) and its
+/// first line.
+fn serve_logging(log: &str, args: &[&str]) -> (Running, Value) {
     let mut child = Running(
         warp()
-            .args(["serve", "--bind", "127.0.0.1:0", "--native", "--log", "off"])
+            .args(["serve", "--bind", "127.0.0.1:0", "--native", "--log", log])
             .args(args)
             .stdout(Stdio::piped())
             .stderr(Stdio::piped())
@@ -263,4 +270,169 @@ fn warp_load_drives_a_served_index_and_counts_what_failed() {
     // Ground truth of another shape is refused before any request.
     let (out, text) = load(&["--groundtruth", queries.to_str().unwrap()]);
     assert_eq!(out.status.code(), Some(2), "{text}");
+}
+
+/// Runs `cmd` to its end, its stdout and stderr captured; kills it and
+/// fails the test when it is not done within `bound` (a hang).
+fn output_within(cmd: &mut Command, bound: Duration) -> std::process::Output {
+    let child = cmd
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut child = Running(child);
+    let t0 = Instant::now();
+    while child.0.try_wait().unwrap().is_none() {
+        assert!(
+            t0.elapsed() < bound,
+            "{cmd:?} still running after {bound:?}"
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let (mut stdout, mut stderr) = (Vec::new(), Vec::new());
+    child
+        .0
+        .stdout
+        .take()
+        .unwrap()
+        .read_to_end(&mut stdout)
+        .unwrap();
+    child
+        .0
+        .stderr
+        .take()
+        .unwrap()
+        .read_to_end(&mut stderr)
+        .unwrap();
+    std::process::Output {
+        status: child.0.wait().unwrap(),
+        stdout,
+        stderr,
+    }
+}
+
+/// Finding: `--auth-token-file` naming a FIFO blocked `warp serve` and
+/// `warp load` forever in the open (and `/dev/zero` grew their memory
+/// without bound: the size check read the metadata, 0 for a device, then
+/// the whole file; `serve::auth`'s unit tests cover the device and a
+/// `/proc` file). Both refuse a file that is not a regular one in one line
+/// naming the flag, before any other work. Bounded: 20 s each.
+#[cfg(target_os = "linux")]
+#[test]
+fn a_token_file_that_is_no_regular_file_is_refused_in_one_line() {
+    let dir = tempfile::Builder::new()
+        .prefix("warp-cli-serve-fifo-")
+        .tempdir()
+        .unwrap();
+    let fifo = dir.path().join("token");
+    assert!(
+        Command::new("mkfifo")
+            .arg(&fifo)
+            .status()
+            .unwrap()
+            .success()
+    );
+    let fifo = fifo.to_str().unwrap();
+    let queries = dir.path().join("queries.fvecs");
+    std::fs::write(&queries, b"").unwrap();
+    let bound = Duration::from_secs(20);
+    for (what, out) in [
+        (
+            "serve",
+            output_within(
+                warp().args([
+                    "serve",
+                    "--url",
+                    "/nonexistent-warp-index",
+                    "--bind",
+                    "127.0.0.1:0",
+                    "--auth-token-file",
+                    fifo,
+                ]),
+                bound,
+            ),
+        ),
+        (
+            "load",
+            output_within(
+                warp()
+                    .args(["load", "--url", "http://127.0.0.1:9", "--queries"])
+                    .arg(&queries)
+                    .args(["--auth-token-file", fifo]),
+                bound,
+            ),
+        ),
+    ] {
+        assert_eq!(out.status.code(), Some(2), "{what}: {out:?}");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(err.lines().count(), 1, "{what}: {err}");
+        assert!(
+            err.contains("--auth-token-file") && err.contains("not a regular file"),
+            "{what}: {err}"
+        );
+    }
+}
+
+/// The counter `warp_index_open_failures_total` of the server at `addr`.
+fn open_failures(addr: SocketAddr) -> f64 {
+    let mut s = TcpStream::connect(addr).unwrap();
+    s.set_read_timeout(Some(Duration::from_secs(30))).unwrap();
+    s.write_all(b"GET /metrics HTTP/1.1\r\nHost: t\r\nConnection: close\r\n\r\n")
+        .unwrap();
+    let mut text = String::new();
+    s.read_to_string(&mut text).unwrap();
+    text.lines()
+        .find_map(|l| l.strip_prefix("warp_index_open_failures_total "))
+        .and_then(|v| v.trim().parse().ok())
+        .unwrap_or_else(|| panic!("no warp_index_open_failures_total in {text}"))
+}
+
+/// Waits (at most 30 s) until the server at `addr` has failed to open a
+/// manifest at least `n` times in all.
+fn until_open_failures(addr: SocketAddr, n: f64) {
+    let t0 = Instant::now();
+    while open_failures(addr) < n {
+        assert!(
+            t0.elapsed() < Duration::from_secs(30),
+            "the bad manifest was not retried"
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
+/// Finding: a manifest that does not open was logged at every watch
+/// interval for as long as it stayed. Now one bad manifest left in place
+/// for many checks (each counted by `warp_index_open_failures_total`) is one
+/// warning, and another bad manifest is one more.
+#[test]
+fn a_bad_manifest_is_logged_once_however_often_it_is_checked() {
+    let built = index("bad-manifest");
+    let url = built.url.to_str().unwrap();
+    let (mut child, started) = serve_logging("warn", &["--url", url, "--watch-interval-ms", "10"]);
+    let addr: SocketAddr = started["listening"].as_str().unwrap().parse().unwrap();
+    // Replaced whole (a rename), never seen half written.
+    let replace = |text: &[u8]| {
+        let next = built.dir.path().join("manifest.next");
+        std::fs::write(&next, text).unwrap();
+        std::fs::rename(&next, built.url.join("manifest.json")).unwrap();
+    };
+    replace(b"{\"not\": \"a manifest\"}");
+    until_open_failures(addr, 10.0);
+    // Another bad manifest.
+    let seen = open_failures(addr);
+    replace(b"{\"still not\": \"a manifest\"}");
+    until_open_failures(addr, seen + 10.0);
+    let _ = child.0.kill();
+    let _ = child.0.wait();
+    let mut err = String::new();
+    child
+        .0
+        .stderr
+        .take()
+        .unwrap()
+        .read_to_string(&mut err)
+        .unwrap();
+    let warned = err.lines().filter(|l| l.contains("did not open")).count();
+    assert_eq!(warned, 2, "{err}");
 }

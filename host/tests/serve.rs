@@ -724,3 +724,237 @@ async fn a_stop_drains_the_request_in_flight() {
         "still accepting after the drain"
     );
 }
+
+/// The fixture's `http` helper, but bounded by `timeout` per read (so a
+/// server that does not answer fails the test instead of holding it).
+fn http_within(
+    addr: SocketAddr,
+    request: &str,
+    timeout: Duration,
+) -> std::io::Result<(u16, String)> {
+    let mut s = TcpStream::connect(addr)?;
+    s.set_read_timeout(Some(timeout))?;
+    s.write_all(request.as_bytes())?;
+    let mut raw = Vec::new();
+    s.read_to_end(&mut raw)?;
+    let text = String::from_utf8_lossy(&raw).to_string();
+    let status = text
+        .split_whitespace()
+        .nth(1)
+        .and_then(|c| c.parse().ok())
+        .unwrap_or(0);
+    Ok((status, text))
+}
+
+/// A `GET` of `path` on a fresh connection, answered within `timeout`.
+fn get_within(addr: SocketAddr, path: &str, timeout: Duration) -> std::io::Result<(u16, String)> {
+    http_within(
+        addr,
+        &format!("GET {path} HTTP/1.1\r\nHost: t\r\nConnection: close\r\n\r\n"),
+        timeout,
+    )
+}
+
+/// Finding: an expensive query (the exact planner over 4096 probed lists
+/// with an unbounded request budget: seconds of planning) ran on the async
+/// workers, and while it planned the server answered nothing, `/healthz`
+/// included, until it ended. The queries now run on blocking threads
+/// holding their admission slots: on a runtime of one worker (so that the
+/// query, were it on a worker, would hold it), `/healthz` and `/metrics`
+/// answer while it plans, and `/metrics` counts it in flight. The bound
+/// below is a generous timeout, not a measurement: with the fix undone the
+/// probes waited for the whole plan (5 s here).
+#[tokio::test(flavor = "multi_thread", worker_threads = 1)]
+async fn the_probes_answer_while_expensive_queries_plan() {
+    use warp_host::ivf::synthetic::{SyntheticParams, generate};
+    let (dim, nlist) = (8, 4096);
+    let (base, queries) = generate(&SyntheticParams {
+        n: 20_000,
+        nq: 1,
+        dim,
+        components: 16,
+        seed: 11,
+    });
+    let trained = ivf::train(
+        &base,
+        dim,
+        &IvfBuildParams {
+            nlist,
+            niter: 2,
+            ..IvfBuildParams::default()
+        },
+    )
+    .unwrap();
+    let url = "memory://serve-expensive";
+    let loc = store::open(url).unwrap();
+    // A scattered layout (1597 is odd: a permutation of 0..4096).
+    let order: Vec<u32> = (0..nlist as u32)
+        .map(|i| (i * 1597) % nlist as u32)
+        .collect();
+    ivf::write(
+        &loc,
+        &base,
+        &trained,
+        &order,
+        "scattered",
+        ivf::Workload {
+            queries: None,
+            groundtruth: None,
+        },
+    )
+    .await
+    .unwrap();
+    let server = start(url, None, |c| {
+        c.opener.host.cache_bytes = 0;
+        // Each query plans its own read (none waits for the other's).
+        c.opener.read.share_reads = false;
+        c.grace = Duration::from_secs(60);
+    })
+    .await;
+    let addr = server.local_addr();
+    let q = queries[..dim].to_vec();
+    let expensive = std::thread::spawn(move || {
+        post(
+            addr,
+            &json!({"vector": q, "nprobe": nlist, "k_max": 1 << 20,
+                    "method": "exact", "deadline_ms": 20_000}),
+        )
+    });
+    // The probes, half a second later (had the query not started planning
+    // by then, they would pass anyway; the in-flight count below says it
+    // had). On a thread of their own: with the fix undone, the runtime's
+    // one worker plans, and not even its timers run.
+    let probes = std::thread::spawn(move || {
+        std::thread::sleep(Duration::from_millis(500));
+        let bound = Duration::from_secs(3);
+        (
+            get_within(addr, "/healthz", bound),
+            get_within(addr, "/metrics", bound),
+        )
+    });
+    let (health, metrics) = tokio::task::spawn_blocking(move || probes.join().unwrap())
+        .await
+        .unwrap();
+    let (status, text) = health.expect("/healthz did not answer while queries planned");
+    assert_eq!(status, 200, "{text}");
+    let (status, text) = metrics.expect("/metrics did not answer while queries planned");
+    assert_eq!(status, 200, "{text}");
+    let in_flight: f64 = text
+        .lines()
+        .find_map(|l| l.strip_prefix("warp_queries_in_flight "))
+        .and_then(|v| v.trim().parse().ok())
+        .unwrap_or_else(|| panic!("no warp_queries_in_flight in {text}"));
+    assert!(in_flight >= 1.0, "no query was running: {text}");
+    // The expensive query ends (answered, refused, or at its deadline).
+    let (status, v) = tokio::task::spawn_blocking(move || expensive.join().unwrap())
+        .await
+        .unwrap();
+    assert!(matches!(status, 200 | 422 | 504), "{status}: {v}");
+    stop(server).await;
+}
+
+/// Finding: a `Content-Length` above the body limit held the connection for
+/// the body timeout and then answered 408; it is refused at once with a
+/// one-line 413 naming the limit, without waiting for a body byte (the body
+/// timeout here is longer than the read bound).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_declared_body_above_the_limit_is_refused_at_once() {
+    let url = "memory://serve-content-length";
+    let (_f, _loc) = identity_index(url).await;
+    let server = start(url, None, |c| {
+        c.body_timeout = Duration::from_secs(60);
+        c.bounds.max_body_bytes = 4 << 20;
+    })
+    .await;
+    let addr = server.local_addr();
+    let (status, text) = tokio::task::spawn_blocking(move || {
+        http_within(
+            addr,
+            "POST /v1/search HTTP/1.1\r\nHost: t\r\nContent-Type: application/json\r\nContent-Length: 999999999999\r\n\r\n{",
+            Duration::from_secs(20),
+        )
+    })
+    .await
+    .unwrap()
+    .expect("no answer to a body above the limit");
+    assert_eq!(status, 413, "{text}");
+    let (_, body) = text.split_once("\r\n\r\n").unwrap();
+    let v: Value = serde_json::from_str(body).unwrap();
+    let e = v["error"].as_str().unwrap();
+    assert!(
+        e.contains("999999999999") && e.contains("limit of 4194304 bytes") && !e.contains('\n'),
+        "{e}"
+    );
+    // A body within the limit is still read and answered.
+    let (status, _) = tokio::task::spawn_blocking(move || post(addr, &json!({"vector": [1.0]})))
+        .await
+        .unwrap();
+    assert_eq!(status, 400);
+    stop(server).await;
+}
+
+/// Finding: a manifest that does not open was logged at every watch
+/// interval for as long as it stayed. It is retried (and counted) at every
+/// check, but logged once per manifest: `warp_index_open_failures_total`
+/// climbs while one bad manifest stays, and the log (checked in
+/// `cli_serve.rs`, where the process's stderr is the test's to read) holds
+/// one warning. Here: the counter counts every failed check, the bad
+/// manifest does not replace the generation served, and a good manifest
+/// afterwards is picked up.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_bad_manifest_is_counted_at_every_check_and_a_good_one_is_picked_up() {
+    let f = fixture(None);
+    let dir = tempfile::Builder::new()
+        .prefix("warp-serve-bad-manifest-")
+        .tempdir()
+        .unwrap();
+    let url = dir.path().to_str().unwrap().to_string();
+    let loc = store::open(&url).unwrap();
+    let order: Vec<u32> = (0..f.trained.nlist() as u32).collect();
+    write(&f, &loc, &order, "identity").await;
+    let server = start(&url, None, |c| {
+        c.watch_interval = Some(Duration::from_millis(20))
+    })
+    .await;
+    let addr = server.local_addr();
+    let first = server.generation().build_id().to_string();
+    let manifest = dir.path().join(warp_host::ivf::manifest::MANIFEST);
+    let good = std::fs::read(&manifest).unwrap();
+    std::fs::write(&manifest, b"{\"not\": \"a manifest\"}").unwrap();
+    let failures = move || {
+        let (_, text) = get_within(addr, "/metrics", Duration::from_secs(20)).unwrap();
+        text.lines()
+            .find_map(|l| l.strip_prefix("warp_index_open_failures_total "))
+            .and_then(|v| v.trim().parse::<f64>().ok())
+            .unwrap_or_else(|| panic!("no warp_index_open_failures_total in {text}"))
+    };
+    let mut waited = Duration::ZERO;
+    while tokio::task::spawn_blocking(failures).await.unwrap() < 5.0 {
+        assert!(
+            waited < Duration::from_secs(30),
+            "the bad manifest was not retried"
+        );
+        tokio::time::sleep(Duration::from_millis(50)).await;
+        waited += Duration::from_millis(50);
+    }
+    assert_eq!(server.generation().build_id(), first);
+    // A rebuild in place (a new good manifest) is served.
+    std::fs::write(&manifest, &good).unwrap();
+    write(&f, &loc, &order, "rebuild").await;
+    let newest = Index::open(loc.clone())
+        .await
+        .unwrap()
+        .manifest
+        .build_id
+        .clone();
+    let mut waited = Duration::ZERO;
+    while server.generation().build_id() != newest {
+        assert!(
+            waited < Duration::from_secs(30),
+            "the good manifest was not picked up"
+        );
+        tokio::time::sleep(Duration::from_millis(25)).await;
+        waited += Duration::from_millis(25);
+    }
+    stop(server).await;
+}

@@ -284,9 +284,10 @@ impl<S: ObjectStore + ?Sized> PlannedStore<S> {
         };
         let t = std::time::Instant::now();
         // Planning runs on this thread, where the deadline's timer cannot
-        // preempt it: the planner stops at the deadline itself.
+        // preempt it: the planner stops at the deadline itself. A large plan
+        // runs off the runtime's workers.
         let by = deadline.map(|d| d.at.into_std());
-        let planned = self.plan(&req, opts, calls, by);
+        let planned = off_the_workers(heavy(&req), || self.plan(&req, opts, calls, by));
         let (requests, summary, planner, surrogate) = match (planned, deadline) {
             (Err(PlannedError::Plan(BackendError::Refused(PlanError::Interrupted))), Some(d))
                 if Instant::now() >= d.at =>
@@ -585,6 +586,42 @@ impl<S: ObjectStore + ?Sized> PlannedStore<S> {
         let (figures, kept) = best.1;
         self.mix.note(figures);
         Ok(kept)
+    }
+}
+
+/// DP cells from which a plan counts as large ([`heavy`]): about 4·10⁶,
+/// milliseconds of planning, in `planner_core::PlanLimits`' measure of a
+/// call's work, `64·n·(K + 1)` cells, times `n` for `exact`. An IVF query's
+/// plan (tens of intervals, some 10⁵ cells and tens of µs) is far below it.
+const HEAVY_PLAN_CELLS: u64 = 1 << 22;
+
+/// Whether planning `req` is large work: at least [`HEAVY_PLAN_CELLS`]
+/// cells. `O(1)`.
+fn heavy(req: &PlanRequest<'_>) -> bool {
+    let n = req.intervals.len() as u64;
+    let k = (req.k_max as u64).min(n);
+    let mut cells = n.saturating_mul(k.saturating_add(1)).saturating_mul(64);
+    if req.method == Method::Exact {
+        cells = cells.saturating_mul(n);
+    }
+    cells >= HEAVY_PLAN_CELLS
+}
+
+/// Runs `f`, CPU work that may be long when `heavy`, without holding up the
+/// runtime's other tasks: on a multi-thread Tokio runtime, a heavy `f` runs
+/// in [`tokio::task::block_in_place`] (the worker's queue moves to another
+/// thread while `f` runs here; measured in `warp serve`: one `exact` plan
+/// over 4 096 lists held its one worker, `/healthz` included, for 12 s).
+/// Inline otherwise: a light `f` (the hand-over costs more than it), a
+/// current-thread runtime (which cannot hand its queue over), no runtime.
+fn off_the_workers<T>(heavy: bool, f: impl FnOnce() -> T) -> T {
+    use tokio::runtime::{Handle, RuntimeFlavor};
+    let multi =
+        Handle::try_current().is_ok_and(|h| h.runtime_flavor() == RuntimeFlavor::MultiThread);
+    if heavy && multi {
+        tokio::task::block_in_place(f)
+    } else {
+        f()
     }
 }
 
@@ -1202,5 +1239,69 @@ mod tests {
             .unwrap_err();
         assert!(matches!(e, PlannedError::DeadlineExceeded { .. }), "{e}");
         assert_eq!(store.stats().totals.deadline_misses, 2);
+    }
+
+    /// An IVF query's plan is light; `exact` over thousands of intervals
+    /// is heavy, and runs off the workers without stopping the others.
+    #[tokio::test(flavor = "multi_thread", worker_threads = 1)]
+    async fn a_heavy_plan_leaves_the_workers_to_the_other_tasks() {
+        let intervals: Vec<Interval> = (0..4096u64).map(|i| Interval::new(i * 100, 10)).collect();
+        let req = |n: usize, method| PlanRequest {
+            intervals: &intervals[..n],
+            k_max: n,
+            parallelism: None,
+            surrogate: &Surrogate::S3,
+            epsilon: 0.01,
+            method,
+        };
+        assert!(!heavy(&req(16, Method::Warp)));
+        assert!(!heavy(&req(16, Method::Exact)));
+        assert!(heavy(&req(4096, Method::Warp)));
+        assert!(heavy(&req(4096, Method::Exact)));
+        // One worker, two tasks: a ticker, and a task planning `exact` at
+        // `P = 8` over 4 096 scattered intervals with `K_max = n` until its
+        // 1 s deadline.
+        let ticks = Arc::new(std::sync::atomic::AtomicU32::new(0));
+        let ticker = {
+            let ticks = Arc::clone(&ticks);
+            tokio::spawn(async move {
+                loop {
+                    tokio::time::sleep(Duration::from_millis(10)).await;
+                    ticks.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                }
+            })
+        };
+        let planner = {
+            let ticks = Arc::clone(&ticks);
+            tokio::spawn(async move {
+                let scattered: Vec<Interval> = (0..4096u64)
+                    .map(|i| Interval::new(i * 65_536 + (i * i % 4096) * 8, 4096 + i % 9000))
+                    .collect();
+                let exact = PlanRequest {
+                    intervals: &scattered,
+                    k_max: 4096,
+                    parallelism: Some(8.0),
+                    surrogate: &Surrogate::S3,
+                    epsilon: 0.01,
+                    method: Method::Exact,
+                };
+                let before = ticks.load(std::sync::atomic::Ordering::Relaxed);
+                let by = std::time::Instant::now() + Duration::from_secs(1);
+                let out = off_the_workers(heavy(&exact), || {
+                    use crate::backend::{NativeBackend, PlanBackend};
+                    NativeBackend::new(planner_core::PlanLimits::default())
+                        .plan_by(&exact, Some(by))
+                });
+                (
+                    out.is_err(),
+                    ticks.load(std::sync::atomic::Ordering::Relaxed) - before,
+                )
+            })
+        };
+        let (stopped, seen) = planner.await.unwrap();
+        ticker.abort();
+        assert!(stopped, "the plan ran to its deadline");
+        // Inline, the ticker could not have run once in that second.
+        assert!(seen >= 30, "{seen} ticks");
     }
 }

@@ -3,6 +3,7 @@
 //! the operator says `--insecure-no-auth`. Tokens are compared in constant
 //! time (`subtle`) and never logged or echoed.
 
+use std::io::Read;
 use std::net::SocketAddr;
 use std::path::Path;
 
@@ -72,26 +73,49 @@ impl Access {
 }
 
 /// The bearer token in `path` (`--auth-token-file` of `warp serve` and
-/// `warp load`), surrounding whitespace trimmed. Reads at most
-/// [`MAX_TOKEN_BYTES`].
+/// `warp load`), surrounding whitespace trimmed. Only a regular file is
+/// read (a FIFO would block the open, a device like `/dev/zero` never
+/// ends), and at most [`MAX_TOKEN_BYTES`] + 1 bytes of it whatever its
+/// metadata says (a `/proc` file's size is 0).
 ///
 /// # Errors
-/// [`Error::Config`] naming `--auth-token-file`: unreadable, longer than
-/// [`MAX_TOKEN_BYTES`], or not at least [`MIN_TOKEN_BYTES`] printable ASCII
-/// characters without spaces. The message never contains the token.
+/// [`Error::Config`] naming `--auth-token-file`: unreadable, not a regular
+/// file, longer than [`MAX_TOKEN_BYTES`], or not at least
+/// [`MIN_TOKEN_BYTES`] printable ASCII characters without spaces. The
+/// message never contains the token.
 pub fn read_token_file(path: &Path) -> Result<Vec<u8>> {
     let shown = path.display().to_string();
-    let meta = std::fs::metadata(path)
-        .map_err(|e| Error::config("--auth-token-file", &shown, format!("cannot read it: {e}")))?;
-    if meta.len() > MAX_TOKEN_BYTES {
+    let unreadable = |e: std::io::Error| {
+        Error::config("--auth-token-file", &shown, format!("cannot read it: {e}"))
+    };
+    let not_regular = || {
+        Error::config(
+            "--auth-token-file",
+            &shown,
+            "not a regular file (a pipe or device is not read; give a file holding the token)",
+        )
+    };
+    // Checked before opening: opening a FIFO blocks until a writer comes.
+    let meta = std::fs::metadata(path).map_err(unreadable)?;
+    if !meta.is_file() {
+        return Err(not_regular());
+    }
+    let file = std::fs::File::open(path).map_err(unreadable)?;
+    // The file opened may not be the one looked at (replaced in between).
+    if !file.metadata().map_err(unreadable)?.is_file() {
+        return Err(not_regular());
+    }
+    let mut text = Vec::new();
+    file.take(MAX_TOKEN_BYTES + 1)
+        .read_to_end(&mut text)
+        .map_err(unreadable)?;
+    if text.len() as u64 > MAX_TOKEN_BYTES {
         return Err(Error::config(
             "--auth-token-file",
             &shown,
-            format!("{} bytes, more than {MAX_TOKEN_BYTES}", meta.len()),
+            format!("longer than {MAX_TOKEN_BYTES} bytes"),
         ));
     }
-    let text = std::fs::read(path)
-        .map_err(|e| Error::config("--auth-token-file", &shown, format!("cannot read it: {e}")))?;
     let token = text.trim_ascii().to_vec();
     if token.len() < MIN_TOKEN_BYTES || token.iter().any(|b| !b.is_ascii_graphic()) {
         return Err(Error::config(
@@ -137,5 +161,43 @@ mod tests {
             .unwrap_err()
             .to_string();
         assert!(e.contains("at least 16") && !e.contains("short\""), "{e}");
+    }
+
+    #[test]
+    fn a_token_file_is_a_regular_file_read_up_to_its_bound() {
+        let dir = tempfile::Builder::new()
+            .prefix("warp-auth-")
+            .tempdir()
+            .unwrap();
+        let e = read_token_file(dir.path()).unwrap_err().to_string();
+        assert!(
+            e.contains("--auth-token-file") && e.contains("not a regular file"),
+            "{e}"
+        );
+        let long = dir.path().join("long");
+        std::fs::write(&long, "x".repeat(MAX_TOKEN_BYTES as usize + 1)).unwrap();
+        let e = read_token_file(&long).unwrap_err().to_string();
+        assert!(e.contains("longer than 4096 bytes"), "{e}");
+        assert!(!e.contains("xxxx"), "{e}");
+        let exact = dir.path().join("exact");
+        std::fs::write(&exact, "y".repeat(MAX_TOKEN_BYTES as usize)).unwrap();
+        assert_eq!(read_token_file(&exact).unwrap().len(), 4096);
+    }
+
+    /// A device never ends and a `/proc` file says it has 0 bytes: neither
+    /// is read past the bound (`/dev/zero` is refused as no regular file,
+    /// `/proc/self/smaps`, a "regular" file of size 0 holding far more than
+    /// 4096 bytes, is cut at the bound and refused as too long).
+    #[cfg(target_os = "linux")]
+    #[test]
+    fn a_device_or_a_proc_file_is_refused_without_reading_it_whole() {
+        let e = read_token_file(Path::new("/dev/zero"))
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("not a regular file"), "{e}");
+        let smaps = Path::new("/proc/self/smaps");
+        assert_eq!(std::fs::metadata(smaps).unwrap().len(), 0);
+        let e = read_token_file(smaps).unwrap_err().to_string();
+        assert!(e.contains("longer than 4096 bytes"), "{e}");
     }
 }

@@ -11,8 +11,8 @@
 //!
 //! [`watch`] polls the manifest (one `HEAD` per interval); when it changed,
 //! the new generation is opened in the background and swapped in atomically.
-//! A generation that fails to open is logged and retried at the next tick;
-//! the old one keeps serving.
+//! A generation that fails to open is retried at the next tick and logged
+//! once per manifest; the old one keeps serving.
 
 use std::sync::Arc;
 use std::time::{Duration, SystemTime};
@@ -170,19 +170,41 @@ impl Served {
     }
 }
 
+/// What [`watch`] saw at one check, for the metrics.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Watched<'a> {
+    /// Swapped to the generation of this build id.
+    Swapped(&'a str),
+    /// A changed manifest did not open (it is tried again at the next
+    /// check; logged once per manifest).
+    OpenFailed,
+    /// The manifest's `HEAD` failed (logged once until one succeeds).
+    CheckFailed,
+}
+
 /// Polls the manifest every `interval` until `stop` turns true; on a change
-/// opens the new generation and swaps it in. `on_swap` is called with the
-/// new build id after each swap.
+/// opens the new generation and swaps it in. `on_event` is told of each
+/// swap and each failure.
+///
+/// A failure is retried at every check but logged once: a manifest that
+/// does not open is logged again only when the manifest changes again (its
+/// stamp: e-tag, modification time, size) or after a good one was served;
+/// a failing `HEAD` only after one succeeded. One bad manifest left in
+/// place is then one warning, not one per interval.
 pub async fn watch(
     served: Arc<Served>,
     opener: Opener,
     interval: Duration,
     mut stop: signal::Receiver<bool>,
-    on_swap: impl Fn(&str) + Send + Sync,
+    on_event: impl Fn(Watched<'_>) + Send + Sync,
 ) {
     let mut tick = tokio::time::interval(interval);
     tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
     tick.tick().await;
+    // The stamp of the last manifest that did not open (already logged).
+    let mut failed: Option<Stamp> = None;
+    // Whether the last `HEAD` failed (already logged).
+    let mut check_failing = false;
     loop {
         tokio::select! {
             _ = tick.tick() => {}
@@ -192,30 +214,43 @@ pub async fn watch(
             return;
         }
         let stamp = match opener.stamp().await {
-            Ok(s) => s,
+            Ok(s) => {
+                check_failing = false;
+                s
+            }
             Err(e) => {
-                tracing::warn!(error = %e, "manifest check failed; serving the current generation");
+                on_event(Watched::CheckFailed);
+                if !std::mem::replace(&mut check_failing, true) {
+                    tracing::warn!(error = %e, "manifest check failed; serving the current generation (logged once until a check succeeds)");
+                }
                 continue;
             }
         };
         let current = served.current();
         if stamp.is_none() || stamp == current.stamp {
+            failed = None;
             continue;
         }
         match opener.open().await {
             Ok(next) if next.build_id() == current.build_id() => {
                 // Rewritten with the same build (e.g. a calibrated surrogate
                 // stored): take the new manifest anyway.
+                failed = None;
                 served.swap(next);
             }
             Ok(next) => {
+                failed = None;
                 let id = next.build_id().to_string();
                 served.swap(next);
                 tracing::info!(generation = %id, previous = %current.build_id(), "serving a new index generation");
-                on_swap(&id);
+                on_event(Watched::Swapped(&id));
             }
             Err(e) => {
-                tracing::warn!(error = %e, "a new manifest did not open; serving the current generation");
+                on_event(Watched::OpenFailed);
+                if failed != stamp {
+                    tracing::warn!(error = %e, "a new manifest did not open; serving the current generation (retried at every check, logged once per manifest)");
+                    failed = stamp;
+                }
             }
         }
     }

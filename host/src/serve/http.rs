@@ -10,7 +10,7 @@ use std::time::{Duration, Instant};
 use axum::Router;
 use axum::body::{Body, Bytes};
 use axum::extract::{MatchedPath, Request, State};
-use axum::http::{HeaderValue, StatusCode, header};
+use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
 use axum::middleware::{self, Next};
 use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
@@ -197,10 +197,21 @@ fn query_status(e: &Error) -> u16 {
 }
 
 /// `POST /v1/search`.
-async fn search(State(state): State<Arc<AppState>>, body: Body) -> Result<Response, ApiError> {
+async fn search(
+    State(state): State<Arc<AppState>>,
+    headers: HeaderMap,
+    body: Body,
+) -> Result<Response, ApiError> {
     let arrived = Instant::now();
-    let bytes = read_body(body, state.bounds.max_body_bytes, state.body_timeout).await?;
+    let bytes = read_body(
+        &headers,
+        body,
+        state.bounds.max_body_bytes,
+        state.body_timeout,
+    )
+    .await?;
     let request = api::parse(&bytes)?;
+    drop(bytes);
     // One generation for the whole request.
     let generation = state.served.current();
     let mut base = state.base.clone();
@@ -209,6 +220,7 @@ async fn search(State(state): State<Arc<AppState>>, body: Body) -> Result<Respon
     }
     let dim = generation.searcher.index().manifest.dim;
     let checked = request.validate(dim, &base, &state.bounds)?;
+    let batch = checked.batch;
     let deadline = Deadline {
         at: tokio::time::Instant::from_std(arrived) + checked.deadline,
         budget: checked.deadline,
@@ -229,7 +241,7 @@ async fn search(State(state): State<Arc<AppState>>, body: Body) -> Result<Respon
     let answers = run(&state, &generation, &checked, deadline).await;
     drop(ticket);
     let answers = answers?;
-    let body = if checked.batch {
+    let body = if batch {
         json!({"generation": generation.build_id(), "results": answers})
     } else {
         let mut one = answers.into_iter().next().unwrap_or(Value::Null);
@@ -284,8 +296,27 @@ async fn run(
     Ok(out)
 }
 
-/// The request body, at most `limit` bytes, read within `timeout`.
-async fn read_body(body: Body, limit: usize, timeout: Duration) -> Result<Bytes, ApiError> {
+/// The request body, at most `limit` bytes, read within `timeout`. A body
+/// whose `Content-Length` is above `limit` is refused at once, unread.
+async fn read_body(
+    headers: &HeaderMap,
+    body: Body,
+    limit: usize,
+    timeout: Duration,
+) -> Result<Bytes, ApiError> {
+    // hyper has refused a Content-Length that is not one number.
+    let declared = headers
+        .get(header::CONTENT_LENGTH)
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.trim().parse::<u64>().ok());
+    if let Some(n) = declared.filter(|&n| n > limit as u64) {
+        return Err(ApiError::status(
+            413,
+            format!(
+                "the request body of {n} bytes (Content-Length) is larger than the limit of {limit} bytes"
+            ),
+        ));
+    }
     match tokio::time::timeout(timeout, axum::body::to_bytes(body, limit)).await {
         Err(_) => Err(ApiError::status(
             408,
@@ -296,7 +327,7 @@ async fn read_body(body: Body, limit: usize, timeout: Duration) -> Result<Bytes,
         )),
         Ok(Err(_)) => Err(ApiError::status(
             413,
-            format!("the request body is larger than {limit} bytes (or was cut off)"),
+            format!("the request body is larger than the limit of {limit} bytes (or was cut off)"),
         )),
         Ok(Ok(b)) => Ok(b),
     }

@@ -18,7 +18,10 @@
 //! has not been seen busy), `warp_cpu_ms_per_mib` and `warp_cpu_ms_per_get`
 //! (the marginal prices of the closed loop's CPU term).
 //! `warp_index_generation_info{generation}` is 1 for
-//! the generation served; `warp_index_swaps_total` counts hot swaps.
+//! the generation served; `warp_index_swaps_total` counts hot swaps,
+//! `warp_index_open_failures_total` the checks whose changed manifest did
+//! not open and `warp_manifest_check_failures_total` the manifest `HEAD`s
+//! that failed (each logged once, counted every time).
 
 use std::sync::Mutex;
 use std::sync::atomic::AtomicU64;
@@ -30,6 +33,7 @@ use prometheus_client::metrics::gauge::Gauge;
 use prometheus_client::metrics::histogram::{Histogram, exponential_buckets};
 use prometheus_client::registry::Registry;
 
+use super::generation::Watched;
 use crate::query::QueryStats;
 use crate::store::{CallStats, LoadSnapshot, StatsSnapshot};
 
@@ -92,6 +96,8 @@ pub struct Metrics {
     waiting: Gauge,
     rejected: Counter,
     swaps: Counter,
+    open_failures: Counter,
+    check_failures: Counter,
     generation: Family<GenerationLabel, Gauge>,
     store: StoreCounters,
     capacity: Gauge<f64, AtomicU64>,
@@ -187,6 +193,18 @@ impl Metrics {
             "Hot swaps to a rebuilt index generation",
             swaps.clone(),
         );
+        let open_failures = Counter::default();
+        registry.register(
+            "warp_index_open_failures",
+            "Manifest checks whose changed manifest did not open (the current generation kept serving)",
+            open_failures.clone(),
+        );
+        let check_failures = Counter::default();
+        registry.register(
+            "warp_manifest_check_failures",
+            "Manifest checks whose HEAD failed",
+            check_failures.clone(),
+        );
         let generation = Family::<GenerationLabel, Gauge>::default();
         registry.register(
             "warp_index_generation_info",
@@ -266,6 +284,8 @@ impl Metrics {
             waiting,
             rejected,
             swaps,
+            open_failures,
+            check_failures,
             generation,
             store,
             capacity,
@@ -311,9 +331,13 @@ impl Metrics {
         self.rejected.inc();
     }
 
-    /// A hot swap to `generation`.
-    pub fn swapped(&self) {
-        self.swaps.inc();
+    /// What the manifest watch saw: a swap or a failure.
+    pub fn watched(&self, event: &Watched<'_>) {
+        match event {
+            Watched::Swapped(_) => self.swaps.inc(),
+            Watched::OpenFailed => self.open_failures.inc(),
+            Watched::CheckFailed => self.check_failures.inc(),
+        };
     }
 
     /// The text exposition, after sampling the admission gauges and the

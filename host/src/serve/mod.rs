@@ -12,13 +12,18 @@
 //!   flight observed when it starts ([`admission`]).
 //! - **Bounds**: at most `max_in_flight` queries run and `max_queue` wait
 //!   (each at most `queue_wait`); beyond that `503` with `Retry-After`.
-//!   Body size, batch size, `k`, `nprobe` and the deadline are bounded
-//!   ([`api::RequestBounds`]); headers must arrive within `header_timeout`,
-//!   the body within `body_timeout`; at most `max_connections` connections.
+//!   A large plan runs off the async workers (the planned store's
+//!   `block_in_place`), so the probes, the metrics and accepting
+//!   connections go on whatever a query costs to plan.
+//!   Body size (a larger `Content-Length` is refused unread), batch size,
+//!   `k`, `nprobe` and the deadline are bounded ([`api::RequestBounds`]);
+//!   headers must arrive within `header_timeout`, the body within
+//!   `body_timeout`; at most `max_connections` connections.
 //!   A bad request is a `4xx` whose JSON names the field.
 //! - **Lifecycle**: [`Server::shutdown`] (SIGTERM/SIGINT in `warp serve`)
 //!   stops accepting, and requests in flight finish within `grace`.
-//!   [`generation`] swaps to a rebuilt index atomically.
+//!   [`generation`] swaps to a rebuilt index atomically; a manifest that
+//!   does not open is logged once (retried, and counted, at every check).
 //! - **Access**: [`auth::Access`] — loopback open, any other address only
 //!   with a bearer token or `--insecure-no-auth`.
 
@@ -155,7 +160,7 @@ impl Server {
                 cfg.opener.clone(),
                 interval,
                 stopped.clone(),
-                move |_| state.metrics.swapped(),
+                move |event| state.metrics.watched(&event),
             ))
         });
         let accept = tokio::spawn(http::serve(
