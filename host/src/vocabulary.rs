@@ -14,12 +14,25 @@ pub const METHODS: &str = Method::SPELLINGS;
 pub const LAYOUTS: &str = Layout::SPELLINGS;
 
 /// Parses a planning method (`warp`, `min_w`, `lance_rule`,
-/// `coalesce:64KiB:8MiB`, …): [`Method`]'s `FromStr`.
+/// `coalesce:64KiB:8MiB`, …): [`Method`]'s `FromStr`, and refuses a method
+/// no plan can use (`coalesce:GAP:0`, a zero SPAN) where it is named — a
+/// flag, a request's `method` — not at every query's plan.
 ///
 /// # Errors
-/// planner-core's one-line message listing the accepted spellings.
+/// planner-core's one-line message listing the accepted spellings, or the
+/// zero SPAN.
 pub fn parse_method(s: &str) -> Result<Method, String> {
-    s.parse::<Method>().map_err(|e| e.to_string())
+    match s.parse::<Method>().map_err(|e| e.to_string())? {
+        // No plan can use it: refused here, where the method is named, not
+        // by every query that plans with it (or by none, when each list is
+        // in the cache).
+        Method::Coalesce {
+            max_span: Some(0), ..
+        } => Err(format!(
+            "method {s:?}: SPAN must be at least 1 byte (or leave it out: coalesce:GAP has no cap)"
+        )),
+        m => Ok(m),
+    }
 }
 
 /// The canonical spelling of `m` ([`Method`]'s `Display`), the inverse of

@@ -12,27 +12,10 @@
 //!
 
 use clap::Args;
-use planner_core::Method;
 
-pub use crate::vocabulary::{LAYOUTS, METHODS, layout_name, method_name, parse_layout};
-
-/// Parses a planning method ([`crate::vocabulary::parse_method`]) and checks
-/// its parameters as the planner will, so that a method no plan can use
-/// (`coalesce:1:0`, a zero SPAN) is refused with the flags, not by every
-/// query at plan time.
-///
-/// # Errors
-/// Not a method spelling, or a parameter out of range.
-pub fn parse_method(s: &str) -> Result<Method, String> {
-    match crate::vocabulary::parse_method(s)? {
-        Method::Coalesce {
-            max_span: Some(0), ..
-        } => Err(format!(
-            "method {s:?}: SPAN must be at least 1 byte (or leave it out: coalesce:GAP has no cap)"
-        )),
-        m => Ok(m),
-    }
-}
+pub use crate::vocabulary::{
+    LAYOUTS, METHODS, layout_name, method_name, parse_layout, parse_method,
+};
 
 /// Largest simulated or surrogate latency a flag accepts, milliseconds (60 s):
 /// a larger value would only make a run hang.
@@ -216,7 +199,7 @@ mod tests {
         assert!(e.contains("coalesce:1:0") && e.contains("SPAN"), "{e}");
         assert_eq!(
             parse_method("coalesce:1:1").unwrap(),
-            Method::Coalesce {
+            planner_core::Method::Coalesce {
                 max_gap: 1,
                 max_span: Some(1)
             }

@@ -3,7 +3,6 @@
 
 use std::time::Duration;
 
-use planner_core::Method;
 use serde::Deserialize;
 use serde_json::{Value, json};
 
@@ -232,9 +231,8 @@ impl SearchRequest {
             params.plan.k_max = Some(n);
         }
         if let Some(m) = &self.method {
-            params.plan.method = m
-                .parse::<Method>()
-                .map_err(|e| ApiError::field("method", crate::error::bound(&e.to_string(), 300)))?;
+            params.plan.method = crate::vocabulary::parse_method(m)
+                .map_err(|e| ApiError::field("method", crate::error::bound(&e, 300)))?;
         }
         params.explain = self.explain.unwrap_or(false);
         let deadline = match self.deadline_ms {
@@ -295,6 +293,10 @@ mod tests {
             "method"
         );
         assert_eq!(
+            field_of(r#"{"vector": [1, 2, 3], "method": "coalesce:1:0"}"#),
+            "method"
+        );
+        assert_eq!(
             field_of(r#"{"vector": [1, 2, 3], "deadline_ms": 0}"#),
             "deadline_ms"
         );
@@ -317,7 +319,7 @@ mod tests {
         assert!(c.batch);
         assert_eq!(c.queries, vec![1.0, 2.0, 3.0, 4.0, 5.0, 6.0]);
         assert_eq!((c.params.k, c.params.nprobe), (5, 16));
-        assert_eq!(c.params.plan.method, Method::LanceRule);
+        assert_eq!(c.params.plan.method, planner_core::Method::LanceRule);
         assert_eq!(c.deadline, Duration::from_secs(10));
         assert_eq!(c.params.plan.k_max, None);
         let c = check(r#"{"vector": [1, 2, 3], "k_max": 4}"#).unwrap();
