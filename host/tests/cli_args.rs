@@ -2,16 +2,15 @@
 //! flag, before any work; negative numbers reach the flag's own range check;
 //! `warp bench` prints no progress when stderr is not a terminal.
 
-use std::path::PathBuf;
+mod common;
+
 use std::process::{Command, Output};
 
-fn warp(args: &[&str]) -> Output {
-    warp_env(args, &[])
-}
+use common::cli::{CliIndex, cli_index, warp, warp_command};
 
 fn warp_env(args: &[&str], env: &[(&str, &str)]) -> Output {
-    let mut cmd = Command::new(env!("CARGO_BIN_EXE_warp"));
-    cmd.args(args).env_remove("WARP_URL");
+    let mut cmd: Command = warp_command();
+    cmd.args(args);
     for (k, v) in env {
         cmd.env(k, v);
     }
@@ -21,51 +20,13 @@ fn warp_env(args: &[&str], env: &[(&str, &str)]) -> Output {
 
 /// Exit code 2 and stderr exactly one line starting with `error:`; that line.
 fn one_error_line(out: &Output) -> String {
-    let s = String::from_utf8_lossy(&out.stderr).to_string();
     assert_eq!(out.status.code(), Some(2), "{out:?}");
-    assert_eq!(s.lines().count(), 1, "not one line: {s:?}");
-    assert!(s.starts_with("error: "), "{s:?}");
-    s
+    common::cli::one_error_line(&out.stderr)
 }
 
-/// A tiny index built by `warp build` (16 dimensions, 32 lists, 8 stored
-/// queries), removed with its directory when dropped.
-struct Built {
-    url: PathBuf,
-    dir: tempfile::TempDir,
-}
-
-impl Built {
-    fn url(&self) -> &str {
-        self.url.to_str().unwrap()
-    }
-}
-
-fn build() -> Built {
-    let dir = tempfile::Builder::new()
-        .prefix("warp-cli-args-")
-        .tempdir()
-        .unwrap();
-    let url = dir.path().join("index");
-    let out = warp(&[
-        "build",
-        "--url",
-        url.to_str().unwrap(),
-        "--synthetic",
-        "3000",
-        "--synthetic-queries",
-        "8",
-        "--dim",
-        "16",
-        "--nlist",
-        "32",
-        "--niter",
-        "3",
-        "--seed",
-        "5",
-    ]);
-    assert!(out.status.success(), "{out:?}");
-    Built { url, dir }
+/// A tiny index (16 dimensions, 32 lists, 8 stored queries).
+fn build() -> CliIndex {
+    cli_index("warp-cli-args-", 8, &[])
 }
 
 /// `--progress auto` (the default) with stderr not a terminal: no progress

@@ -2,11 +2,15 @@
 //! helper. A reader that goes away is a quiet exit 0; a full disk is exit 2
 //! with one line; a stdout closed at start is an error; nothing panics.
 
+mod common;
+
 use std::io::Read;
 use std::process::{Command, Stdio};
 
+use common::cli::one_error_line;
+
 fn warp() -> Command {
-    Command::new(env!("CARGO_BIN_EXE_warp"))
+    common::cli::warp_command()
 }
 
 const INSTANCE: &str = r#"{"intervals": [[0, 100], [200, 100], [10000, 50]], "k_max": 2, "parallelism": 4.0,
@@ -27,13 +31,6 @@ fn instance_file(name: &str) -> InstanceFile {
     let path = dir.path().join("instance.json");
     std::fs::write(&path, INSTANCE).unwrap();
     InstanceFile { path, _dir: dir }
-}
-
-fn one_error_line(stderr: &[u8]) -> String {
-    let s = String::from_utf8_lossy(stderr).to_string();
-    assert_eq!(s.lines().count(), 1, "not one line: {s:?}");
-    assert!(s.starts_with("error: "), "{s:?}");
-    s
 }
 
 #[test]

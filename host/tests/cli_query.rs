@@ -6,19 +6,15 @@
 //! payload sizes; a 1e20 or −3.4e38 query component prints finite distances
 //! and the exact neighbours.
 
-use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+mod common;
+
+use std::path::Path;
+use std::process::Output;
 use std::sync::{Arc, Mutex, PoisonError, Weak};
 
 use serde_json::Value;
 
-fn warp(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_warp"))
-        .args(args)
-        .env_remove("WARP_URL")
-        .output()
-        .unwrap()
-}
+use common::cli::{CliIndex, cli_index, warp};
 
 /// A scratch directory, removed when the guard drops (also on a failed test).
 fn scratch() -> tempfile::TempDir {
@@ -28,53 +24,18 @@ fn scratch() -> tempfile::TempDir {
         .unwrap()
 }
 
-/// A small index built by `warp build`, and its stderr.
-struct Built {
-    /// The index, `index` in `_dir`.
-    url: PathBuf,
-    stderr: String,
-    _dir: tempfile::TempDir,
-}
-
-/// The shared index: built by the first test that asks, shared by the tests
-/// running meanwhile, and removed with its directory when the last of them
-/// drops it (a failing test included; a static would never be dropped). A
-/// later test builds it again.
-fn index() -> Arc<Built> {
-    static INDEX: Mutex<Weak<Built>> = Mutex::new(Weak::new());
+/// The shared index (8 stored queries, built with `--progress lines`):
+/// built by the first test that asks, shared by the tests running
+/// meanwhile, and removed with its directory when the last of them drops it
+/// (a failing test included; a static would never be dropped). A later test
+/// builds it again.
+fn index() -> Arc<CliIndex> {
+    static INDEX: Mutex<Weak<CliIndex>> = Mutex::new(Weak::new());
     let mut shared = INDEX.lock().unwrap_or_else(PoisonError::into_inner);
     if let Some(built) = shared.upgrade() {
         return built;
     }
-    let built = Arc::new({
-        let dir = scratch();
-        let url = dir.path().join("index");
-        let out = warp(&[
-            "build",
-            "--url",
-            url.to_str().unwrap(),
-            "--synthetic",
-            "3000",
-            "--synthetic-queries",
-            "8",
-            "--dim",
-            "16",
-            "--nlist",
-            "32",
-            "--niter",
-            "3",
-            "--seed",
-            "5",
-            "--progress",
-            "lines",
-        ]);
-        assert!(out.status.success(), "{out:?}");
-        Built {
-            url,
-            stderr: String::from_utf8_lossy(&out.stderr).to_string(),
-            _dir: dir,
-        }
-    });
+    let built = Arc::new(cli_index("warp-cli-query-", 8, &["--progress", "lines"]));
     *shared = Arc::downgrade(&built);
     built
 }

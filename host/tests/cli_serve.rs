@@ -4,6 +4,8 @@
 //! line. The server listens on an ephemeral loopback port and is killed if
 //! the test fails.
 
+mod common;
+
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::{SocketAddr, TcpStream};
 use std::path::PathBuf;
@@ -12,10 +14,10 @@ use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
 
+use common::cli::{CliIndex, cli_index, warp_command};
+
 fn warp() -> Command {
-    let mut c = Command::new(env!("CARGO_BIN_EXE_warp"));
-    c.env_remove("WARP_URL");
-    c
+    warp_command()
 }
 
 /// Kills the server when dropped (a failing assertion included).
@@ -44,42 +46,13 @@ fn post(addr: SocketAddr, body: &str) -> (u16, Value) {
     (status, serde_json::from_str(body).unwrap())
 }
 
-/// A built index in a scratch directory of its own, removed when dropped (a
-/// failing assertion included). Bind it before the server that reads it, so
-/// the server is killed before the directory goes.
-struct Built {
-    /// The index, `index` in `dir`.
-    url: PathBuf,
-    /// The scratch directory, also for the test's other files.
-    dir: tempfile::TempDir,
-}
-
-/// A small index built by `warp build` in a directory of its own for the
-/// test `name` (tests run in parallel threads of one process, so a shared
-/// directory would be removed under another test's build).
-fn index(name: &str) -> Built {
-    let dir = tempfile::Builder::new()
-        .prefix(&format!("warp-cli-serve-{name}-"))
-        .tempdir()
-        .unwrap();
-    let url = dir.path().join("index");
-    let out = warp()
-        .args([
-            "build",
-            "--url",
-            url.to_str().unwrap(),
-            "--synthetic",
-            "3000",
-            "--synthetic-queries",
-            "4",
-        ])
-        .args([
-            "--dim", "16", "--nlist", "32", "--niter", "3", "--seed", "5",
-        ])
-        .output()
-        .unwrap();
-    assert!(out.status.success(), "{out:?}");
-    Built { url, dir }
+/// A small index (4 stored queries) in a directory of its own for the test
+/// `name` (tests run in parallel threads of one process, so a shared
+/// directory would be removed under another test's build), removed when
+/// dropped. Bind it before the server that reads it, so the server is
+/// killed before the directory goes.
+fn index(name: &str) -> CliIndex {
+    cli_index(&format!("warp-cli-serve-{name}-"), 4, &[])
 }
 
 /// `warp serve --bind 127.0.0.1:0 --native --log off` with `args`: the

@@ -1,4 +1,5 @@
 //! Shared fixtures of the host integration tests: a tiny seeded index,
+//! [`cli`], the `warp` binary and a tiny index it builds,
 //! [`faults::FaultyStore`], the one fault-injecting store,
 //! [`gc_loop`], gc racing rebuilds on any store, and
 //! [`range_server::RangeServer`], an S3 endpoint that answers range GETs
@@ -6,6 +7,7 @@
 
 #![allow(dead_code)]
 
+pub(crate) mod cli;
 pub(crate) mod faults;
 pub(crate) mod gc_loop;
 pub(crate) mod range_server;
