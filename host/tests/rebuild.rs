@@ -13,7 +13,7 @@ use std::time::Duration;
 
 use common::faults::FaultyStore;
 use common::gc_loop::gc_loop_during_rebuilds;
-use common::{fixture, write};
+use common::{fixture, local_index, write};
 use futures::TryStreamExt;
 use object_store::path::Path;
 use object_store::{ObjectMeta, ObjectStore, ObjectStoreExt};
@@ -131,14 +131,7 @@ async fn a_reader_of_the_old_manifest_survives_a_rebuild_until_gc() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn gc_removes_stale_temp_files_of_a_killed_local_write() {
     let f = fixture(None);
-    let dir = tempfile::Builder::new()
-        .prefix("warp-gc-temp-")
-        .tempdir()
-        .unwrap();
-    let url = dir.path().to_str().unwrap().to_string();
-    let loc = store::open(&url).unwrap();
-    let order: Vec<u32> = (0..f.trained.nlist() as u32).collect();
-    write(&f, &loc, &order, "identity").await;
+    let (dir, url, loc, _) = local_index(&f, "warp-gc-temp-").await;
     // What object_store leaves when the process dies inside a put.
     let temp = dir.path().join("payload-0123456789abcdef.bin#1");
     std::fs::write(&temp, vec![0u8; 4096]).unwrap();

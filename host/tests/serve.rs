@@ -14,7 +14,7 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::time::Duration;
 
-use common::{fixture, write};
+use common::{fixture, local_index, write};
 use serde_json::{Value, json};
 use warp_host::config::{HostConfigBuilder, PlannerKind};
 use warp_host::ivf::gc::{GcParams, collect};
@@ -904,14 +904,7 @@ async fn a_declared_body_above_the_limit_is_refused_at_once() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_bad_manifest_is_counted_at_every_check_and_a_good_one_is_picked_up() {
     let f = fixture(None);
-    let dir = tempfile::Builder::new()
-        .prefix("warp-serve-bad-manifest-")
-        .tempdir()
-        .unwrap();
-    let url = dir.path().to_str().unwrap().to_string();
-    let loc = store::open(&url).unwrap();
-    let order: Vec<u32> = (0..f.trained.nlist() as u32).collect();
-    write(&f, &loc, &order, "identity").await;
+    let (dir, url, loc, order) = local_index(&f, "warp-serve-bad-manifest-").await;
     let server = start(&url, None, |c| {
         c.watch_interval = Some(Duration::from_millis(20))
     })

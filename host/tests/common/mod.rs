@@ -55,6 +55,21 @@ pub(crate) fn fixture(pq_m: Option<usize>) -> Fixture {
     }
 }
 
+/// `f` written with the identity layout into a fresh local directory whose
+/// name starts with `prefix`: the directory (removed when dropped, a failing
+/// test included), its URL, the store and the identity order.
+pub(crate) async fn local_index(
+    f: &Fixture,
+    prefix: &str,
+) -> (tempfile::TempDir, String, StoreLocation, Vec<u32>) {
+    let dir = tempfile::Builder::new().prefix(prefix).tempdir().unwrap();
+    let url = dir.path().to_str().unwrap().to_string();
+    let loc = warp_host::store::open(&url).unwrap();
+    let order: Vec<u32> = (0..f.trained.nlist() as u32).collect();
+    write(f, &loc, &order, "identity").await;
+    (dir, url, loc, order)
+}
+
 pub(crate) async fn write(f: &Fixture, loc: &StoreLocation, order: &[u32], name: &str) {
     ivf::write(
         loc,
