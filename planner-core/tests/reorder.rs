@@ -3,8 +3,9 @@
 
 use planner_core::Method;
 use planner_core::reorder::{
-    DEFAULT_DIMS, Layout, LogPlanSettings, MAX_DIMS, ReorderError, ReorderInput, SyntheticParams,
-    SyntheticWorkload, clustered, coaccess_gap, plan_log, reorder,
+    DEFAULT_DIMS, Layout, LogPlanSettings, MAX_DIMS, ReorderError, ReorderInput,
+    SPECTRAL_MAX_PAIRS, SyntheticParams, SyntheticWorkload, clustered, coaccess_gap, plan_log,
+    reorder,
 };
 
 fn all_layouts() -> Vec<Layout> {
@@ -261,6 +262,42 @@ fn bad_input_is_an_error_naming_the_field() {
         )
     );
     assert_eq!(reorder(&big, &Layout::default()).unwrap().len(), many);
+    // A log co-probing more pairs than spectral's bound: refused before the
+    // graph is built (it took 9 GB). 20 queries of 2 000 distinct probes
+    // over 20 000 clusters: 8·10⁷ pairs.
+    let (clusters, width) = (20_000usize, 2_000usize);
+    let centroids: Vec<f32> = (0..clusters).map(|i| i as f32).collect();
+    let wide_sizes = vec![1u64; clusters];
+    let probes: Vec<u32> = (0..20)
+        .flat_map(|q| (0..width).map(move |i| ((q * 997 + i * 7) % clusters) as u32))
+        .collect();
+    let offsets: Vec<u32> = (0..=20).map(|q| (q * width) as u32).collect();
+    let wide = ReorderInput {
+        centroids: &centroids,
+        dim: 1,
+        sizes: &wide_sizes,
+        probes: &probes,
+        probe_offsets: &offsets,
+    };
+    let e = reorder(&wide, &Layout::Spectral { seed: 1 }).unwrap_err();
+    assert_eq!(e.field(), "probes");
+    assert!(
+        e.to_string().starts_with(&format!(
+            "probes: the query log co-probes {} pairs",
+            20 * width * width
+        )) && e.to_string().contains(&SPECTRAL_MAX_PAIRS.to_string()),
+        "{e}"
+    );
+    // Within the bound (a tenth of the log), it lays the clusters out.
+    let few = ReorderInput {
+        probes: &probes[..2 * width],
+        probe_offsets: &offsets[..3],
+        ..wide
+    };
+    assert_eq!(
+        reorder(&few, &Layout::Spectral { seed: 1 }).unwrap().len(),
+        clusters
+    );
     let e = plan_log(
         &[0, 1, 2],
         &sizes,

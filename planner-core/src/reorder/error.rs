@@ -69,6 +69,17 @@ pub enum ReorderError {
         /// The layout's largest `C`.
         max: usize,
     },
+    /// The query log co-probes more pairs of clusters than `spectral`'s
+    /// bound ([`SPECTRAL_MAX_PAIRS`](super::SPECTRAL_MAX_PAIRS)): its graph
+    /// costs time in `Σ_q |probes_q|²` and memory in as many edges.
+    TooManyPairs {
+        /// The layout's name.
+        layout: &'static str,
+        /// `Σ_q |probes_q|²` over the deduplicated log.
+        pairs: u64,
+        /// The layout's largest.
+        max: u64,
+    },
     /// The layout needs a query log and none (no query) was given.
     MissingQueryLog {
         /// The layout's name.
@@ -119,7 +130,9 @@ impl ReorderError {
             | Self::TooManyForLayout { .. } => "centroids",
             Self::SizesLength { .. } | Self::SizesOverflow => "sizes",
             Self::ProbeOffsets { .. } => "probe_offsets",
-            Self::ProbeOutOfRange { .. } | Self::MissingQueryLog { .. } => "probes",
+            Self::ProbeOutOfRange { .. }
+            | Self::MissingQueryLog { .. }
+            | Self::TooManyPairs { .. } => "probes",
             Self::OrderLength { .. } | Self::NotPermutation { .. } => "order",
             Self::InvalidDims { .. } => "layout.dims",
             Self::UnknownLayout { .. } => "layout",
@@ -146,6 +159,10 @@ impl fmt::Display for ReorderError {
             } => write!(
                 f,
                 "centroids: {clusters} clusters, {layout} takes at most {max}"
+            ),
+            Self::TooManyPairs { layout, pairs, max } => write!(
+                f,
+                "probes: the query log co-probes {pairs} pairs of clusters (the sum of each query's probes squared), {layout} takes at most {max}; log fewer queries or fewer probes a query"
             ),
             Self::NonFiniteCentroid { cluster, component } => write!(
                 f,

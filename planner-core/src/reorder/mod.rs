@@ -142,6 +142,13 @@ impl ReorderInput<'_> {
     }
 }
 
+/// The most co-probed pairs `Σ_q |probes_q|²` (over the deduplicated log)
+/// `spectral` takes: 2²⁶, at most 1.6 GB of graph edges (24 bytes each,
+/// fewer where `C²` is smaller) and as many steps to build them. A log of
+/// 10 000 queries at 64 probes is 4·10⁷; 20 queries of 5 000 probes over
+/// 70 000 clusters (5·10⁸) took 9 GB before this bound.
+pub const SPECTRAL_MAX_PAIRS: u64 = 1 << 26;
+
 /// Computes a payload layout: `order[position] = cluster id`.
 ///
 /// # Arguments
@@ -172,7 +179,9 @@ impl ReorderInput<'_> {
 /// [`ReorderError::InvalidDims`] (`dims` outside `1..=MAX_DIMS`),
 /// [`ReorderError::MissingQueryLog`] (spectral without a query), or
 /// [`ReorderError::TooManyForLayout`] (`greedy_tour` over more than
-/// [`TOUR_MAX_CLUSTERS`] clusters).
+/// [`TOUR_MAX_CLUSTERS`] clusters), [`ReorderError::TooManyPairs`]
+/// (`spectral` over a log of more than [`SPECTRAL_MAX_PAIRS`] co-probed
+/// pairs).
 ///
 /// # Examples
 /// ```
@@ -206,6 +215,16 @@ pub fn reorder(input: &ReorderInput<'_>, layout: &Layout) -> Result<Vec<u32>, Re
                 return Err(ReorderError::MissingQueryLog { layout: "spectral" });
             }
             let log = log::DedupLog::new(input.probes, input.probe_offsets);
+            let pairs = (0..log.queries())
+                .map(|q| (log.query(q).len() as u64).pow(2))
+                .fold(0u64, u64::saturating_add);
+            if pairs > SPECTRAL_MAX_PAIRS {
+                return Err(ReorderError::TooManyPairs {
+                    layout: "spectral",
+                    pairs,
+                    max: SPECTRAL_MAX_PAIRS,
+                });
+            }
             let (mut order, isolated) = spectral::order(&log, clusters, seed);
             if !isolated.is_empty() {
                 order.extend(pca_1d(input.centroids, input.dim, isolated));
