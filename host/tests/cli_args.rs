@@ -184,3 +184,48 @@ fn simulated_rates_have_a_floor() {
         }
     }
 }
+
+/// `--older-than -1h` meets the duration's parser, not "unexpected
+/// argument"; `tune-greedy --url` refuses the synthetic workload's flags
+/// instead of ignoring them; `calibrate --out` into no directory is refused
+/// before the minutes of measuring.
+#[test]
+fn flags_are_refused_where_they_cannot_apply() {
+    let out = warp(&[
+        "gc",
+        "--url",
+        "/nonexistent-warp-index",
+        "--older-than",
+        "-1h",
+    ]);
+    let line = one_error_line(&out);
+    assert!(
+        line.contains("--older-than") && !line.contains("unexpected argument"),
+        "{line}"
+    );
+    let out = warp(&[
+        "tune-greedy",
+        "--url",
+        "/nonexistent-warp-index",
+        "--clusters",
+        "10",
+    ]);
+    let line = one_error_line(&out);
+    assert!(
+        line.contains("--clusters") && line.contains("--url"),
+        "{line}"
+    );
+    let dir = tempfile::Builder::new()
+        .prefix("warp-cli-args-calibrate-")
+        .tempdir()
+        .unwrap();
+    let store = dir.path().to_str().unwrap();
+    for (flag, path) in [
+        ("--out", "/nonexistent-warp-dir/x.json".to_string()),
+        ("--plot", store.to_string()),
+    ] {
+        let out = warp(&["calibrate", "--url", store, "--simulate", "s3", flag, &path]);
+        let line = one_error_line(&out);
+        assert!(line.contains(flag) && line.contains(&path), "{line}");
+    }
+}

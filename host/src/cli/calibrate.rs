@@ -108,6 +108,12 @@ pub fn execute(args: &CalibrateArgs) -> Result<()> {
             "no such directory (calibrate measures an existing store or index; create it first)",
         ));
     }
+    // The files it writes, checked before the minutes of measuring.
+    for (flag, path) in [("--out", &args.out), ("--plot", &args.plot)] {
+        if let Some(path) = path {
+            check_writable(flag, path)?;
+        }
+    }
     let loc = store::open(&cfg.url)?;
     let mut out = Output::stdout(args.output.pretty)?;
     let cal = runtime()?.block_on(async {
@@ -212,4 +218,24 @@ mod tests {
         assert_eq!(parse_sizes("1M,4K").unwrap(), vec![4096, 1 << 20]);
         assert_eq!(parse_sizes("4K..64M").unwrap().len(), 15);
     }
+}
+
+/// Checks that `path` (the value of `flag`) can be written once the run is
+/// done: not a directory, in a directory that exists. `O(1)`.
+///
+/// # Errors
+/// [`Error::Config`] naming `flag` and the path.
+fn check_writable(flag: &str, path: &std::path::Path) -> Result<()> {
+    let parent = path
+        .parent()
+        .filter(|p| !p.as_os_str().is_empty())
+        .unwrap_or(std::path::Path::new("."));
+    let reason = if path.is_dir() {
+        "is a directory"
+    } else if !parent.is_dir() {
+        "is in no existing directory"
+    } else {
+        return Ok(());
+    };
+    Err(Error::config(flag, path.display(), reason))
 }

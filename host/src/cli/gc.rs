@@ -25,7 +25,7 @@ pub struct GcArgs {
     /// --force): objects younger than this are kept, and nothing is removed
     /// until the current manifest is this old (readers of the previous
     /// manifest keep their objects that long).
-    #[arg(long, value_parser = parse_duration)]
+    #[arg(long, value_parser = parse_duration, allow_hyphen_values = true)]
     pub older_than: Duration,
     /// Accept a grace period below 15min (tests; a store nobody else reads
     /// or builds on). Builds in progress stay protected by their claims.

@@ -33,10 +33,10 @@ pub struct TuneGreedyArgs {
     #[arg(long)]
     pub url: Option<String>,
     /// Clusters (nlist) of the synthetic workload (1..=65536).
-    #[arg(long, default_value_t = 1024)]
+    #[arg(long, conflicts_with = "url", default_value_t = 1024)]
     pub clusters: usize,
     /// Vector dimension of the synthetic centroids and queries (1..=1024).
-    #[arg(long, default_value_t = 128)]
+    #[arg(long, conflicts_with = "url", default_value_t = 128)]
     pub dim: usize,
     /// Queries in each probe log (1..=100000).
     #[arg(long, default_value_t = 1000)]
@@ -48,13 +48,13 @@ pub struct TuneGreedyArgs {
     #[arg(long, default_value_t = 32)]
     pub shift_nprobe: usize,
     /// Layout of the validation workload, as `warp build --layout`.
-    #[arg(long, default_value = "pca_zorder", value_parser = parse_layout)]
+    #[arg(long, conflicts_with = "url", default_value = "pca_zorder", value_parser = parse_layout)]
     pub layout: Layout,
     /// Layout of the locality-shifted workloads.
     #[arg(long, default_value = "identity", value_parser = parse_layout)]
     pub shift_layout: Layout,
     /// Mean payload bytes per cluster (1 B to 1 GiB; K/M/G or KiB/MiB/GiB).
-    #[arg(long, default_value = "256K", value_parser = parse_request_size)]
+    #[arg(long, conflicts_with = "url", default_value = "256K", value_parser = parse_request_size)]
     pub mean_size: u64,
     /// Expected request parallelism P of the plans, >= 1.
     #[arg(long, default_value_t = 8.0, value_parser = at_least_one)]
@@ -63,7 +63,7 @@ pub struct TuneGreedyArgs {
     #[arg(long)]
     pub surrogate: Option<PathBuf>,
     /// Seed of the validation dataset; the "other dataset" uses seed + 1 and a different mixture.
-    #[arg(long, default_value_t = 42)]
+    #[arg(long, conflicts_with = "url", default_value_t = 42)]
     pub seed: u64,
     /// Largest --surrogate file, bytes (K/M/G suffix allowed). Default: $WARP_MAX_INPUT_BYTES or 64M.
     #[arg(long, value_parser = parse_bytes_nonzero)]

@@ -62,7 +62,11 @@ impl Access {
         match self {
             Access::Open => true,
             Access::Token(token) => {
-                let Some(given) = authorization.and_then(|h| h.strip_prefix(b"Bearer ")) else {
+                // The scheme is case-insensitive (RFC 9110 §11.1).
+                let Some(given) = authorization
+                    .filter(|h| h.len() > 7 && h[..7].eq_ignore_ascii_case(b"bearer "))
+                    .map(|h| &h[7..])
+                else {
                     return false;
                 };
                 // Constant time in the token's content (lengths may differ).
@@ -152,6 +156,9 @@ mod tests {
         std::fs::write(&file, "s3cr3t-token-0123456789\n").unwrap();
         let access = Access::for_bind(any, Some(&file), false).unwrap();
         assert!(access.allows(Some(b"Bearer s3cr3t-token-0123456789")));
+        assert!(access.allows(Some(b"bearer s3cr3t-token-0123456789")));
+        assert!(access.allows(Some(b"BEARER s3cr3t-token-0123456789")));
+        assert!(!access.allows(Some(b"Basic s3cr3t-token-0123456789")));
         assert!(!access.allows(Some(b"Bearer s3cr3t-token-012345678")));
         assert!(!access.allows(Some(b"s3cr3t-token-0123456789")));
         assert!(!access.allows(None));
