@@ -91,6 +91,47 @@ class PlanVectors(unittest.TestCase):
         self.assertEqual(cm.exception.field, "$")
         self.assertTrue(cm.exception.message.startswith("$: invalid JSON: "))
 
+    def test_text_native_refuses_is_refused_with_its_line(self):
+        """Text Python's json module would accept (or crash on) but `warp plan`
+        refuses: duplicate keys, NaN/Infinity, numbers out of range, nesting past
+        serde_json's recursion limit (128). The lines are `warp plan`'s own."""
+        doc = '{"intervals":[[0,10]],"k_max":1,"parallelism":%s,"surrogate":"s3"}'
+        at = "at line 1 column"
+        cases = [
+            ('{"intervals":[[0,10]],"k_max":1,"k_max":2,"parallelism":1.0,"surrogate":"s3"}',
+             "k_max: duplicate key (line 1, column 39); each key may appear once"),
+            ('{"intervals":[[0,10]],"k_max":1,\n "parallelism":1.0,"k_max":2}',
+             "k_max: duplicate key (line 2, column 26); each key may appear once"),
+            ('{"surrogate":{"affine":{"fixed_ms":1,"fixed_ms":2}}}',
+             "surrogate.affine.fixed_ms: duplicate key (line 1, column 47); each key may appear once"),
+            ('{"intervals":[[0,10],{"a":1,"a":2}]}',
+             "intervals[1].a: duplicate key (line 1, column 31); each key may appear once"),
+            ('{"k_max":1,"k_max":2,"parallelism":NaN}',  # the first error in the text wins
+             "k_max: duplicate key (line 1, column 18); each key may appear once"),
+            (doc % "NaN", f"$: invalid JSON: expected value {at} 47"),
+            (doc % "Infinity", f"$: invalid JSON: expected value {at} 47"),
+            (doc % "-Infinity", f"$: invalid JSON: invalid number {at} 48"),
+            (doc % "1e400", f"$: invalid JSON: number out of range {at} 51"),
+            (doc % "-1e400", f"$: invalid JSON: number out of range {at} 52"),
+            (doc % ("1" * 400), f"$: invalid JSON: number out of range {at} 446"),
+            ("[" * 100000 + "]" * 100000, f"$: invalid JSON: recursion limit exceeded {at} 128"),
+            ("[" * 128 + "]" * 128, f"$: invalid JSON: recursion limit exceeded {at} 128"),
+            ('{"a":' * 200, f"$: invalid JSON: recursion limit exceeded {at} 636"),
+            ('"\\ud800"', f"$: invalid JSON: unexpected end of hex escape {at} 8"),
+            ("[1 2]", f"$: invalid JSON: expected `,` or `]` {at} 4"),
+        ]
+        for text, line in cases:
+            with self.subTest(text=text[:60]):
+                with self.assertRaises(wp.PlanError) as cm:
+                    wp.plan_document(text)
+                self.assertEqual(cm.exception.message, line)
+                self.assertEqual(cm.exception.field, line.split(": ")[0])
+                self.assertEqual(cm.exception.kind, "input")
+        # 127 levels are within the limit: refused as a document, not as JSON.
+        with self.assertRaises(wp.PlanError) as cm:
+            wp.plan_document("[" * 127 + "]" * 127)
+        self.assertEqual(cm.exception.message, "$: expected an object")
+
 
 class ReorderVectors(unittest.TestCase):
     def test_every_reorder_vector_bit_for_bit(self):

@@ -326,11 +326,8 @@ class Planner:
         its text) and returns the §5 plan document, as `warp plan` does. A
         malformed document is refused with the line `warp plan` prints."""
         if isinstance(doc, (str, bytes, bytearray)):
-            import json
-            try:
-                doc = json.loads(doc)
-            except ValueError as e:
-                raise _check.fail("$", f"invalid JSON: {e}") from None
+            from ._json import loads
+            doc = loads(doc)
         return self.plan(**_check.document(doc)).to_document()
 
     def frontier(self, intervals: Iterable[Interval | Sequence[int]], *, k_max: int | None = None,
