@@ -200,26 +200,6 @@ async fn remove(loc: &StoreLocation, target: &Target) {
     }
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn sizes_parse() {
-        assert!(parse_sizes("4X").is_err());
-        assert!(
-            parse_sizes("4K..2G")
-                .unwrap_err()
-                .to_string()
-                .contains("--sizes")
-        );
-        assert!(parse_sizes("0,4K").is_err());
-        assert_eq!(parse_sizes("4K..16K").unwrap(), vec![4096, 8192, 16384]);
-        assert_eq!(parse_sizes("1M,4K").unwrap(), vec![4096, 1 << 20]);
-        assert_eq!(parse_sizes("4K..64M").unwrap().len(), 15);
-    }
-}
-
 /// Checks that `path` (the value of `flag`) can be written once the run is
 /// done: not a directory, in a directory that exists. `O(1)`.
 ///
@@ -238,4 +218,24 @@ fn check_writable(flag: &str, path: &std::path::Path) -> Result<()> {
         return Ok(());
     };
     Err(Error::config(flag, path.display(), reason))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sizes_parse() {
+        assert!(parse_sizes("4X").is_err());
+        assert!(
+            parse_sizes("4K..2G")
+                .unwrap_err()
+                .to_string()
+                .contains("--sizes")
+        );
+        assert!(parse_sizes("0,4K").is_err());
+        assert_eq!(parse_sizes("4K..16K").unwrap(), vec![4096, 8192, 16384]);
+        assert_eq!(parse_sizes("1M,4K").unwrap(), vec![4096, 1 << 20]);
+        assert_eq!(parse_sizes("4K..64M").unwrap().len(), 15);
+    }
 }
