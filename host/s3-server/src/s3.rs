@@ -59,6 +59,62 @@ fn bound_error(code: &str, message: &str) -> S3Error {
     e
 }
 
+/// Refuses a key that ListObjects could not write into its XML: one with a
+/// C0 control character (U+0000–U+001F, tab, LF and CR included: s3s does not
+/// escape them and an XML parser would not return CR as written), DEL
+/// (U+007F), U+FFFE or U+FFFF. Every write of a key (PUT, CopyObject's
+/// destination, CreateMultipartUpload, CompleteMultipartUpload) runs it, so no
+/// stored key breaks a listing. A `400 InvalidArgument` naming the character.
+pub(crate) fn check_key(key: &str) -> S3Result<()> {
+    match key
+        .chars()
+        .find(|&c| c.is_ascii_control() || c == '\u{FFFE}' || c == '\u{FFFF}')
+    {
+        None => Ok(()),
+        Some(c) => Err(s3_error!(
+            InvalidArgument,
+            "warp-s3: the key {key:?} contains U+{:04X}; keys must not contain control characters (U+0000-U+001F, U+007F) or U+FFFE/U+FFFF, which XML 1.0 cannot carry",
+            u32::from(c)
+        )),
+    }
+}
+
+/// What every continuation token warp-s3 issues starts with; the rest is the
+/// hex of the last key (or common prefix) of the page before.
+const TOKEN_PREFIX: &str = "warp-s3:";
+
+/// The opaque continuation token for resuming after `key`.
+fn encode_token(key: &str) -> String {
+    format!("{TOKEN_PREFIX}{}", hex(key.as_bytes()))
+}
+
+/// The key a continuation token from [`encode_token`] resumes after; `400
+/// InvalidArgument` for any other token (the empty one included).
+fn decode_token(token: &str) -> S3Result<String> {
+    let invalid = || {
+        s3_error!(
+            InvalidArgument,
+            "warp-s3: the continuation token is not one this server issued"
+        )
+    };
+    let digits = token.strip_prefix(TOKEN_PREFIX).ok_or_else(invalid)?;
+    let nibble = |c: u8| match c {
+        b'0'..=b'9' => Some(c - b'0'),
+        b'a'..=b'f' => Some(c - b'a' + 10),
+        _ => None,
+    };
+    let bytes = digits.as_bytes();
+    if bytes.is_empty() || bytes.len() % 2 != 0 {
+        return Err(invalid());
+    }
+    let raw = bytes
+        .chunks_exact(2)
+        .map(|p| Some(nibble(p[0])? << 4 | nibble(p[1])?))
+        .collect::<Option<Vec<u8>>>()
+        .ok_or_else(invalid)?;
+    String::from_utf8(raw).map_err(|_| invalid())
+}
+
 /// Hex of `bytes`.
 fn hex(bytes: &[u8]) -> String {
     use std::fmt::Write;
@@ -255,6 +311,7 @@ impl S3 for Backend {
         req: S3Request<PutObjectInput>,
     ) -> S3Result<S3Response<PutObjectOutput>> {
         let input = req.input;
+        check_key(&input.key)?;
         let storage = self.state.storage();
         if let Some(n) = input.content_length.and_then(|n| u64::try_from(n).ok()) {
             storage
@@ -490,6 +547,7 @@ impl S3 for Backend {
                 "warp-s3 copies only from bucket/key sources"
             ));
         };
+        check_key(&input.key)?;
         let storage = self.state.storage();
         let source = storage.get(bucket, key).map_err(storage_error)?;
         let copied = storage
@@ -524,10 +582,11 @@ impl S3 for Backend {
         }
         let max_keys = max_keys.min(MAX_LIST_KEYS);
         let prefix = input.prefix.clone().unwrap_or_default();
-        let after = input
-            .continuation_token
-            .as_deref()
-            .or(input.start_after.as_deref());
+        // The token, when given, wins over start-after (as in S3).
+        let after = match input.continuation_token.as_deref() {
+            Some(token) => Some(decode_token(token)?),
+            None => input.start_after.clone(),
+        };
         let page = self
             .state
             .storage()
@@ -535,7 +594,7 @@ impl S3 for Backend {
                 &input.bucket,
                 &prefix,
                 input.delimiter.as_deref(),
-                after,
+                after.as_deref(),
                 max_keys as usize,
             )
             .map_err(storage_error)?;
@@ -564,7 +623,7 @@ impl S3 for Backend {
             max_keys: Some(max_keys),
             key_count: Some(key_count),
             is_truncated: Some(page.next.is_some()),
-            next_continuation_token: page.next,
+            next_continuation_token: page.next.as_deref().map(encode_token),
             continuation_token: input.continuation_token,
             start_after: input.start_after,
             contents: Some(contents),
@@ -598,6 +657,12 @@ impl S3 for Backend {
             trailing_headers: req.trailing_headers,
         };
         let out = self.list_objects_v2(req2).await?.output;
+        // V1's NextMarker is the plain key (a marker is start-after).
+        let next_marker = out
+            .next_continuation_token
+            .as_deref()
+            .map(decode_token)
+            .transpose()?;
         Ok(S3Response::new(ListObjectsOutput {
             name: out.name,
             prefix: out.prefix,
@@ -605,7 +670,7 @@ impl S3 for Backend {
             max_keys: out.max_keys,
             is_truncated: out.is_truncated,
             marker: v1.marker,
-            next_marker: out.next_continuation_token,
+            next_marker,
             contents: out.contents,
             common_prefixes: out.common_prefixes,
             ..Default::default()
@@ -617,6 +682,7 @@ impl S3 for Backend {
         req: S3Request<CreateMultipartUploadInput>,
     ) -> S3Result<S3Response<CreateMultipartUploadOutput>> {
         let input = req.input;
+        check_key(&input.key)?;
         let id = self
             .state
             .storage()
@@ -664,6 +730,7 @@ impl S3 for Backend {
         req: S3Request<CompleteMultipartUploadInput>,
     ) -> S3Result<S3Response<CompleteMultipartUploadOutput>> {
         let input = req.input;
+        check_key(&input.key)?;
         let parts: Vec<(i32, Option<String>)> = input
             .multipart_upload
             .and_then(|m| m.parts)
@@ -734,6 +801,25 @@ mod tests {
             assert_eq!(e.code().as_str(), code);
             assert_eq!(e.status_code(), Some(http::StatusCode::BAD_REQUEST));
             assert_eq!(e.message(), Some("warp-s3: x"));
+        }
+    }
+
+    #[test]
+    fn tokens_round_trip_and_only_issued_ones_decode() {
+        for key in ["k", "a b/\u{e9}\u{1F600}", "x/"] {
+            assert_eq!(decode_token(&encode_token(key)).unwrap(), key);
+        }
+        for bad in ["", "k", "warp-s3:", "warp-s3:6", "warp-s3:6B", "warp-s3:ff"] {
+            let e = decode_token(bad).unwrap_err();
+            assert_eq!(*e.code(), S3ErrorCode::InvalidArgument, "{bad:?}");
+        }
+        assert!(check_key("a b/\u{e9}").is_ok());
+        for bad in [
+            "\0", "a\x01b", "\t", "\n", "\r", "\x7f", "\u{FFFE}", "\u{FFFF}",
+        ] {
+            let e = check_key(bad).unwrap_err();
+            assert_eq!(e.status_code(), Some(http::StatusCode::BAD_REQUEST));
+            assert!(!e.message().unwrap().contains('\n'), "one line");
         }
     }
 

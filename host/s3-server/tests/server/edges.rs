@@ -1,6 +1,6 @@
 //! Edge cases of the protocol and the bounds: ranges past any object,
 //! presigned URL lifetimes, count bounds, replacing objects at the memory
-//! bound.
+//! bound, keys XML cannot carry, continuation tokens.
 
 use std::time::Duration;
 
@@ -120,6 +120,128 @@ async fn an_object_can_be_replaced_at_the_memory_bound() {
         let e = s3.put(&Path::from("more"), vec![0u8; 1].into()).await;
         let msg = e.unwrap_err().to_string();
         assert!(msg.contains("memory bound"), "{msg}");
+        srv.stop().await;
+    })
+    .await;
+}
+
+#[tokio::test]
+async fn keys_with_control_characters_are_refused_at_every_write() {
+    bounded(30, async {
+        let srv = server(instant(), Default::default()).await;
+        let s3 = client(&srv);
+        s3.put(&Path::from("src"), data(10, 7).into())
+            .await
+            .unwrap();
+        let copy = [("x-amz-copy-source", "bench/src")];
+        for key in [
+            "a%01b",
+            "a%00b",
+            "a%09b",
+            "a%0Db",
+            "a%1Fb",
+            "a%7Fb",
+            "a%EF%BF%BFb",
+        ] {
+            let path = format!("/{BUCKET}/{key}");
+            let writes = [
+                ("PUT", &[][..], &[][..]),
+                ("POST", &[("uploads", "")][..], &[][..]),
+                ("PUT", &[][..], &copy[..]),
+            ];
+            for (method, query, headers) in writes {
+                let (status, body) = signed(&srv, method, &path, query, headers, "x").await;
+                assert_eq!(status, 400, "{method} {key} {query:?}: {body}");
+                assert!(body.contains("InvalidArgument"), "{body}");
+                assert!(body.contains("control characters"), "{body}");
+            }
+        }
+        // Other keys, non-ASCII ones included, are stored and listed.
+        let (status, body) = signed(&srv, "PUT", "/bench/a%20%C3%A9b", &[], &[], "x").await;
+        assert_eq!(status, 200, "{body}");
+        let (status, body) = signed(&srv, "GET", "/bench", &[("list-type", "2")], &[], "").await;
+        assert_eq!(status, 200, "{body}");
+        assert!(
+            !body.chars().any(|c| c.is_control() && c != '\n'),
+            "{body:?}"
+        );
+        assert!(body.contains("<Key>a \u{e9}b</Key>"), "{body}");
+        assert!(body.contains("<KeyCount>2</KeyCount>"), "{body}");
+        srv.stop().await;
+    })
+    .await;
+}
+
+/// The text of the first `<tag>` in `xml`.
+fn element<'a>(xml: &'a str, tag: &str) -> Option<&'a str> {
+    let start = xml.find(&format!("<{tag}>"))? + tag.len() + 2;
+    let len = xml[start..].find(&format!("</{tag}>"))?;
+    Some(&xml[start..start + len])
+}
+
+#[tokio::test]
+async fn continuation_tokens_are_opaque_and_checked() {
+    bounded(30, async {
+        let srv = server(instant(), Default::default()).await;
+        let s3 = client(&srv);
+        for k in ["k0", "k1", "k2", "k3", "k4"] {
+            s3.put(&Path::from(k), data(4, 8).into()).await.unwrap();
+        }
+        let list = |query: Vec<(&'static str, String)>| {
+            let srv = &srv;
+            async move {
+                let mut q = vec![("list-type", "2"), ("max-keys", "2")];
+                q.extend(query.iter().map(|(k, v)| (*k, v.as_str())));
+                signed(srv, "GET", "/bench", &q, &[], "").await
+            }
+        };
+        let (status, body) = list(vec![]).await;
+        assert_eq!(status, 200, "{body}");
+        let token = element(&body, "NextContinuationToken").unwrap().to_string();
+        assert_ne!(token, "k1", "the token is not the plain key");
+        let (status, body) = list(vec![("continuation-token", token.clone())]).await;
+        assert_eq!(status, 200, "{body}");
+        assert!(
+            body.contains("<Key>k2</Key>") && body.contains("<Key>k3</Key>"),
+            "{body}"
+        );
+        assert!(!body.contains("<Key>k1</Key>"), "{body}");
+        // The token wins over start-after; start-after alone is a plain key.
+        let (_, both) = list(vec![
+            ("continuation-token", token.clone()),
+            ("start-after", "k3".into()),
+        ])
+        .await;
+        assert!(both.contains("<Key>k2</Key>"), "{both}");
+        let (status, body) = list(vec![("start-after", "k1".into())]).await;
+        assert_eq!(status, 200, "{body}");
+        assert_eq!(element(&body, "Key"), Some("k2"), "{body}");
+        for bad in [
+            "garbage",
+            "",
+            "!!!",
+            "k1",
+            &token[..token.len() - 1],
+            "warp-s3:",
+            "warp-s3:zz",
+        ] {
+            let (status, body) = list(vec![("continuation-token", bad.to_string())]).await;
+            assert_eq!(status, 400, "{bad:?}: {body}");
+            assert!(body.contains("InvalidArgument"), "{body}");
+            assert!(body.contains("not one this server issued"), "{body}");
+        }
+        // ListObjects (V1): NextMarker stays the plain key a marker takes.
+        let (status, body) = signed(
+            &srv,
+            "GET",
+            "/bench",
+            &[("marker", "k0"), ("max-keys", "2")],
+            &[],
+            "",
+        )
+        .await;
+        assert_eq!(status, 200, "{body}");
+        assert_eq!(element(&body, "NextMarker"), Some("k2"), "{body}");
         srv.stop().await;
     })
     .await;
