@@ -333,9 +333,15 @@ function layoutOf(layout) {
   return { tag: spec.tag };
 }
 
+// An array or a typed array: a DataView is a view too, but has no length
+// or elements, and was read as empty.
+function isList(v) {
+  return Array.isArray(v) || (ArrayBuffer.isView(v) && !(v instanceof DataView));
+}
+
 function f32sOf(v, field) {
   if (v instanceof Float32Array) return v;
-  if (!Array.isArray(v) && !ArrayBuffer.isView(v)) throw refuse(field, `expected a Float32Array or an array of numbers, got ${show(v)}`);
+  if (!isList(v)) throw refuse(field, `expected a Float32Array or an array of numbers, got ${show(v)}`);
   const out = new Float32Array(v.length);
   for (let i = 0; i < v.length; i++) {
     if (typeof v[i] !== 'number') throw refuse(`${field}[${i}]`, `expected a number, got ${show(v[i])}`);
@@ -346,7 +352,7 @@ function f32sOf(v, field) {
 
 function u32sOf(v, field) {
   if (v instanceof Uint32Array) return v;
-  if (!Array.isArray(v) && !ArrayBuffer.isView(v)) throw refuse(field, `expected a Uint32Array or an array of integers, got ${show(v)}`);
+  if (!isList(v)) throw refuse(field, `expected a Uint32Array or an array of integers, got ${show(v)}`);
   const out = new Uint32Array(v.length);
   for (let i = 0; i < v.length; i++) {
     const x = v[i];
@@ -357,7 +363,7 @@ function u32sOf(v, field) {
 
 function u64sOf(v, field) {
   if (v instanceof BigUint64Array) return v;
-  if (!Array.isArray(v) && !ArrayBuffer.isView(v)) throw refuse(field, `expected a BigUint64Array or an array of integers, got ${show(v)}`);
+  if (!isList(v)) throw refuse(field, `expected a BigUint64Array or an array of integers, got ${show(v)}`);
   const out = new BigUint64Array(v.length);
   for (let i = 0; i < v.length; i++) out[i] = u64Fast(v[i], () => `${field}[${i}]`);
   return out;
@@ -371,7 +377,7 @@ function queryLogOf(queries) {
     let total = 0;
     for (let q = 0; q < queries.length; q++) {
       const ids = queries[q];
-      if (!Array.isArray(ids) && !ArrayBuffer.isView(ids)) throw refuse(`queries[${q}]`, `expected an array of cluster ids, got ${show(ids)}`);
+      if (!isList(ids)) throw refuse(`queries[${q}]`, `expected an array of cluster ids, got ${show(ids)}`);
       total += ids.length;
       probeOffsets[q + 1] = total;
     }

@@ -226,6 +226,9 @@ test('reorder: default layout, spellings, query-log forms and typed arrays agree
   refused(() => reorder({ ...input, queries: null }, 'spectral'), 'probes', 'reorder');
   refused(() => reorder(input, { method: 'pca_zorder', dims: 17 }), 'layout.dims', 'reorder');
   refused(() => coaccessGap([0, 0], [1, 1]), 'order', 'reorder');
+  // A DataView is no list of numbers (it was read as empty: a gap of 0).
+  refused(() => coaccessGap(new DataView(new ArrayBuffer(8)), [1, 1], []), 'order', 'argument');
+  refused(() => reorder({ ...input, centroids: new DataView(new ArrayBuffer(8)) }), 'centroids', 'argument');
   refused(() => reorder(input, 'hilbert'), 'layout.method', 'argument');
   refused(() => reorder(input, { method: 'random', dims: 3 }), 'layout.dims', 'argument');
   refused(() => reorder({ ...input, sizes: [1, -1] }), 'sizes[1]', 'argument');
@@ -236,7 +239,7 @@ test('reorder: default layout, spellings, query-log forms and typed arrays agree
 });
 
 test('bad input of every kind in every position is a PlanError naming the field, never another exception', () => {
-  const junk = [undefined, null, true, 'x', '12', -1, 1.5, 2 ** 60, Number.NaN, Infinity, -1n, 1n << 70n, {}, [], [1], () => 1, Symbol('s'), new Date(0), Object.create(null)];
+  const junk = [undefined, null, true, 'x', '12', -1, 1.5, 2 ** 60, Number.NaN, Infinity, -1n, 1n << 70n, {}, [], [1], () => 1, Symbol('s'), new Date(0), Object.create(null), new DataView(new ArrayBuffer(8))];
   const good = { intervals: [[0n, 10n], [100n, 10n]] };
   const goodOptions = { kMax: 2n, parallelism: 8, surrogate: S3_SURROGATE, epsilon: 0.01, method: 'warp' };
   const calls = [];
