@@ -260,6 +260,14 @@ fn a_million_intervals_plan_alike_in_both_runtimes() {
     assert_eq!(native, component);
 }
 
+/// `n` IVF-like intervals, 64 KiB apart with jitter: sorted and disjoint
+/// (jitter <= 32 760 B plus length <= 13 095 B stays below the stride).
+fn scattered(n: u64) -> Vec<Interval> {
+    (0..n)
+        .map(|i| Interval::new(i * 65_536 + (i * i % 4096) * 8, 4096 + i % 9000))
+        .collect()
+}
+
 #[test]
 fn the_deadline_stops_both_runtimes_with_the_same_error() {
     let limits = PlanLimits {
@@ -271,11 +279,7 @@ fn the_deadline_stops_both_runtimes_with_the_same_error() {
     let s3 = Surrogate::S3;
     // Planning 20,000 IVF-like intervals with `exact` takes far longer than a
     // 1 ms deadline (one epoch tick).
-    let iv: Vec<Interval> = (0..20_000u64)
-        // Jitter <= 32 760 B plus length <= 13 095 B stays below the 64 KiB
-        // stride, so the intervals are sorted and disjoint.
-        .map(|i| Interval::new(i * 65_536 + (i * i % 4096) * 8, 4096 + i % 9000))
-        .collect();
+    let iv = scattered(20_000);
     let exact = PlanRequest {
         method: Method::Exact,
         k_max: 64,
@@ -314,9 +318,7 @@ fn the_deadline_stops_both_runtimes_with_the_same_error() {
 #[test]
 fn the_callers_deadline_stops_both_runtimes_with_the_same_error() {
     let s3 = Surrogate::S3;
-    let iv: Vec<Interval> = (0..20_000u64)
-        .map(|i| Interval::new(i * 65_536 + (i * i % 4096) * 8, 4096 + i % 9000))
-        .collect();
+    let iv = scattered(20_000);
     let exact = PlanRequest {
         method: Method::Exact,
         k_max: 64,

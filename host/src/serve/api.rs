@@ -128,7 +128,9 @@ pub fn parse(body: &[u8]) -> Result<SearchRequest, ApiError> {
     serde_path_to_error::deserialize(de).map_err(|e| {
         let path = e.path().to_string();
         let inner = e.into_inner();
-        if path == "." || path.is_empty() {
+        // `?`: serde_path_to_error's segment for a place it could not name
+        // (the text ended inside an object, say): the body as a whole.
+        if path.chars().all(|c| c == '.' || c == '?') {
             ApiError::field("body", format!("not a search request: {inner}"))
         } else {
             ApiError::field(path, inner.to_string())
@@ -296,6 +298,8 @@ mod tests {
             field_of(r#"{"vector": [1, 2, 3], "method": "coalesce:1:0"}"#),
             "method"
         );
+        assert_eq!(field_of("{"), "body");
+        assert_eq!(field_of(r#"{"vector": [1, 2"#), "vector");
         assert_eq!(
             field_of(r#"{"vector": [1, 2, 3], "deadline_ms": 0}"#),
             "deadline_ms"
