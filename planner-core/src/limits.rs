@@ -61,15 +61,22 @@ impl PlanLimits {
         ))
     }
 
+    /// The work of a call over `n` intervals with budget `K = min(k_max,
+    /// n)`, in DP cells: `64·n·(K + 1)`, times `n` for `exact` (saturating).
+    /// The deadline's measure, and a host's for how long a call may run.
+    /// `O(1)`.
+    pub fn cells(n: usize, k_max: usize, exact: bool) -> u64 {
+        let n = n as u64;
+        let k = (k_max as u64).min(n).saturating_add(1);
+        n.saturating_mul(k)
+            .saturating_mul(64)
+            .saturating_mul(if exact { n.max(1) } else { 1 })
+    }
+
     /// The deadline, milliseconds, of a call over `n` intervals with budget
     /// `k_max` (`exact`: the exact method's `n` times more cells).
     pub fn deadline_ms(&self, n: usize, k_max: usize, exact: bool) -> u64 {
-        let n = n as u64;
-        let k = (k_max as u64).min(n).saturating_add(1);
-        let cells = n
-            .saturating_mul(k)
-            .saturating_mul(64)
-            .saturating_mul(if exact { n.max(1) } else { 1 });
+        let cells = Self::cells(n, k_max, exact);
         self.deadline_base_ms
             .saturating_add(self.deadline_ns_per_cell.saturating_mul(cells) / 1_000_000)
             .min(self.max_deadline_ms)

@@ -589,22 +589,17 @@ impl<S: ObjectStore + ?Sized> PlannedStore<S> {
     }
 }
 
-/// DP cells from which a plan counts as large ([`heavy`]): about 4·10⁶,
-/// milliseconds of planning, in `planner_core::PlanLimits`' measure of a
-/// call's work, `64·n·(K + 1)` cells, times `n` for `exact`. An IVF query's
-/// plan (tens of intervals, some 10⁵ cells and tens of µs) is far below it.
+/// DP cells ([`PlanLimits::cells`](planner_core::PlanLimits::cells)) from
+/// which a plan counts as large ([`heavy`]): about 4·10⁶, milliseconds of
+/// planning. An IVF query's plan (tens of intervals, some 10⁵ cells and
+/// tens of µs) is far below it.
 const HEAVY_PLAN_CELLS: u64 = 1 << 22;
 
 /// Whether planning `req` is large work: at least [`HEAVY_PLAN_CELLS`]
 /// cells. `O(1)`.
 fn heavy(req: &PlanRequest<'_>) -> bool {
-    let n = req.intervals.len() as u64;
-    let k = (req.k_max as u64).min(n);
-    let mut cells = n.saturating_mul(k.saturating_add(1)).saturating_mul(64);
-    if req.method == Method::Exact {
-        cells = cells.saturating_mul(n);
-    }
-    cells >= HEAVY_PLAN_CELLS
+    let exact = req.method == Method::Exact;
+    planner_core::PlanLimits::cells(req.intervals.len(), req.k_max, exact) >= HEAVY_PLAN_CELLS
 }
 
 /// Runs `f`, CPU work that may be long when `heavy`, without holding up the
