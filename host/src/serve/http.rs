@@ -220,7 +220,6 @@ async fn search(
     }
     let dim = generation.searcher.index().manifest.dim;
     let checked = request.validate(dim, &base, &state.bounds)?;
-    let batch = checked.batch;
     let deadline = Deadline {
         at: tokio::time::Instant::from_std(arrived) + checked.deadline,
         budget: checked.deadline,
@@ -241,7 +240,7 @@ async fn search(
     let answers = run(&state, &generation, &checked, deadline).await;
     drop(ticket);
     let answers = answers?;
-    let body = if batch {
+    let body = if checked.batch {
         json!({"generation": generation.build_id(), "results": answers})
     } else {
         let mut one = answers.into_iter().next().unwrap_or(Value::Null);
