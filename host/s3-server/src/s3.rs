@@ -707,7 +707,13 @@ impl S3 for Backend {
             .and_then(|n| u64::try_from(n).ok())
             .unwrap_or(0);
         storage
-            .admit_part(&input.upload_id, input.part_number, declared)
+            .admit_part(
+                &input.upload_id,
+                &input.bucket,
+                &input.key,
+                input.part_number,
+                declared,
+            )
             .map_err(storage_error)?;
         let body = read_body(
             input.body,
@@ -717,7 +723,14 @@ impl S3 for Backend {
         .await?;
         let etag = hex(&Md5::checksum(&body));
         storage
-            .put_part(&input.upload_id, input.part_number, body, etag.clone())
+            .put_part(
+                &input.upload_id,
+                &input.bucket,
+                &input.key,
+                input.part_number,
+                body,
+                etag.clone(),
+            )
             .map_err(storage_error)?;
         Ok(S3Response::new(UploadPartOutput {
             e_tag: Some(ETag::Strong(etag)),
@@ -766,9 +779,10 @@ impl S3 for Backend {
         &self,
         req: S3Request<AbortMultipartUploadInput>,
     ) -> S3Result<S3Response<AbortMultipartUploadOutput>> {
+        let input = req.input;
         self.state
             .storage()
-            .abort_upload(&req.input.upload_id)
+            .abort_upload(&input.upload_id, &input.bucket, &input.key)
             .map_err(storage_error)?;
         Ok(S3Response::new(AbortMultipartUploadOutput::default()))
     }

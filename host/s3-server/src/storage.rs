@@ -453,14 +453,22 @@ impl Storage {
         Ok(id)
     }
 
-    /// Checks that part `number` of `len` bytes may be uploaded to `id` (a
-    /// part it would replace is counted as freed, as [`Storage::put_part`]
-    /// does).
+    /// Checks that part `number` of `len` bytes may be uploaded to upload
+    /// `id` of `bucket/key` (a part it would replace is counted as freed, as
+    /// [`Storage::put_part`] does).
     ///
     /// # Errors
-    /// [`StorageError::NoSuchUpload`], a part number outside 1..=10000, or
-    /// the object-size or memory bound.
-    pub fn admit_part(&self, id: &str, number: i32, len: u64) -> Result<(), StorageError> {
+    /// [`StorageError::NoSuchUpload`] (also for an upload of another bucket
+    /// or key, as S3 answers), a part number outside 1..=10000, or the
+    /// object-size or memory bound.
+    pub fn admit_part(
+        &self,
+        id: &str,
+        bucket: &str,
+        key: &str,
+        number: i32,
+        len: u64,
+    ) -> Result<(), StorageError> {
         if !(1..=MAX_PARTS).contains(&number) {
             return Err(StorageError::InvalidPart(format!(
                 "part number {number} is outside 1..={MAX_PARTS}"
@@ -473,28 +481,28 @@ impl Storage {
             )));
         }
         let inner = self.lock();
-        let upload = inner.uploads.get(id).ok_or(StorageError::NoSuchUpload)?;
+        let upload = upload_of(&inner, id, bucket, key)?;
         let old = upload.parts.get(&number).map_or(0, |p| p.0.len() as u64);
         self.check_memory(&inner, len.saturating_sub(old))
     }
 
-    /// Stores part `number` of upload `id` (replacing an earlier one).
+    /// Stores part `number` of upload `id` of `bucket/key` (replacing an
+    /// earlier one).
     ///
     /// # Errors
     /// As [`Storage::admit_part`].
     pub fn put_part(
         &self,
         id: &str,
+        bucket: &str,
+        key: &str,
         number: i32,
         body: Bytes,
         etag: String,
     ) -> Result<(), StorageError> {
-        self.admit_part(id, number, body.len() as u64)?;
+        self.admit_part(id, bucket, key, number, body.len() as u64)?;
         let mut inner = self.lock();
-        let old = inner
-            .uploads
-            .get(id)
-            .ok_or(StorageError::NoSuchUpload)?
+        let old = upload_of(&inner, id, bucket, key)?
             .parts
             .get(&number)
             .map_or(0, |p| p.0.len() as u64);
@@ -526,10 +534,7 @@ impl Storage {
         etag_of: impl Fn(&[String]) -> String,
     ) -> Result<Arc<Object>, StorageError> {
         let mut inner = self.lock();
-        let upload = inner.uploads.get(id).ok_or(StorageError::NoSuchUpload)?;
-        if upload.bucket != bucket || upload.key != key {
-            return Err(StorageError::NoSuchUpload);
-        }
+        let upload = upload_of(&inner, id, bucket, key)?;
         if parts.is_empty() {
             return Err(StorageError::InvalidPart("no parts were listed".into()));
         }
@@ -597,16 +602,33 @@ impl Storage {
         Ok(object)
     }
 
-    /// Drops upload `id` and its parts.
+    /// Drops upload `id` of `bucket/key` and its parts.
     ///
     /// # Errors
-    /// [`StorageError::NoSuchUpload`].
-    pub fn abort_upload(&self, id: &str) -> Result<(), StorageError> {
+    /// [`StorageError::NoSuchUpload`] (also for an upload of another bucket
+    /// or key: it is left as it is).
+    pub fn abort_upload(&self, id: &str, bucket: &str, key: &str) -> Result<(), StorageError> {
         let mut inner = self.lock();
+        upload_of(&inner, id, bucket, key)?;
         let upload = inner.uploads.remove(id).ok_or(StorageError::NoSuchUpload)?;
         let held: u64 = upload.parts.values().map(|p| p.0.len() as u64).sum();
         inner.bytes -= held;
         Ok(())
+    }
+}
+
+/// Upload `id` when it is one of `bucket/key`: S3 answers `NoSuchUpload` to
+/// an upload id used with another bucket or key, so a client's part never
+/// lands in another key's upload. `O(1)`.
+fn upload_of<'a>(
+    inner: &'a Inner,
+    id: &str,
+    bucket: &str,
+    key: &str,
+) -> Result<&'a Upload, StorageError> {
+    match inner.uploads.get(id) {
+        Some(u) if u.bucket == bucket && u.key == key => Ok(u),
+        _ => Err(StorageError::NoSuchUpload),
     }
 }
 
@@ -702,11 +724,11 @@ mod tests {
         // A part re-uploaded at the bound likewise.
         assert!(s.delete("b", "x").unwrap());
         let id = s.create_upload("b", "k", None).unwrap();
-        s.put_part(&id, 1, Bytes::from(vec![0; 40]), "e".into())
+        s.put_part(&id, "b", "k", 1, Bytes::from(vec![0; 40]), "e".into())
             .unwrap();
-        s.admit_part(&id, 1, 40).unwrap();
+        s.admit_part(&id, "b", "k", 1, 40).unwrap();
         assert!(matches!(
-            s.admit_part(&id, 2, 40),
+            s.admit_part(&id, "b", "k", 2, 40),
             Err(StorageError::Limit(_))
         ));
     }
@@ -769,9 +791,9 @@ mod tests {
     fn multipart_checks_its_parts() {
         let s = storage();
         let id = s.create_upload("b", "k", None).unwrap();
-        s.put_part(&id, 1, Bytes::from_static(b"ab"), "e1".into())
+        s.put_part(&id, "b", "k", 1, Bytes::from_static(b"ab"), "e1".into())
             .unwrap();
-        s.put_part(&id, 2, Bytes::from_static(b"cd"), "e2".into())
+        s.put_part(&id, "b", "k", 2, Bytes::from_static(b"cd"), "e2".into())
             .unwrap();
         let etag = |e: &[String]| format!("x-{}", e.len());
         let bad = s.complete_upload(&id, "b", "k", &[(2, None), (1, None)], etag);
@@ -790,11 +812,37 @@ mod tests {
         assert_eq!(o.slices(0..4).concat(), b"abcd");
         assert_eq!(o.etag, "x-2");
         assert_eq!(s.bytes(), 4);
-        assert_eq!(s.abort_upload(&id), Err(StorageError::NoSuchUpload));
-        assert!(s.admit_part("nope", 1, 1).is_err());
+        assert_eq!(
+            s.abort_upload(&id, "b", "k"),
+            Err(StorageError::NoSuchUpload)
+        );
+        assert!(s.admit_part("nope", "b", "k", 1, 1).is_err());
         assert!(matches!(
-            s.admit_part(&s.create_upload("b", "k", None).unwrap(), 0, 1),
+            s.admit_part(&s.create_upload("b", "k", None).unwrap(), "b", "k", 0, 1),
             Err(StorageError::InvalidPart(_))
         ));
+    }
+
+    #[test]
+    fn an_upload_id_answers_only_for_its_own_bucket_and_key() {
+        let s = storage();
+        s.create_bucket("c").unwrap();
+        let id = s.create_upload("b", "k", None).unwrap();
+        let part = || Bytes::from_static(b"ab");
+        for (bucket, key) in [("b", "other"), ("c", "k")] {
+            let no = Err(StorageError::NoSuchUpload);
+            assert_eq!(s.admit_part(&id, bucket, key, 1, 2), no);
+            assert_eq!(s.put_part(&id, bucket, key, 1, part(), "e".into()), no);
+            let etag = |e: &[String]| e.join("");
+            let done = s.complete_upload(&id, bucket, key, &[(1, None)], etag);
+            assert_eq!(done.map(|_| ()), no);
+            assert_eq!(s.abort_upload(&id, bucket, key), no);
+        }
+        // Nothing was stored in, or taken from, the upload.
+        assert_eq!(s.bytes(), 0);
+        s.put_part(&id, "b", "k", 1, part(), "e".into()).unwrap();
+        assert_eq!(s.bytes(), 2);
+        s.abort_upload(&id, "b", "k").unwrap();
+        assert_eq!(s.bytes(), 0);
     }
 }

@@ -9,4 +9,5 @@ mod common;
 mod edges;
 mod faults;
 mod model;
+mod multipart;
 mod protocol;
