@@ -121,7 +121,9 @@ export type Group = readonly [first: number, last: number] | { readonly first: n
  * refusals; the option's name as passed, e.g. `kMax`, `intervals[3].offset`,
  * for arguments refused before the call); `message` is one line starting with
  * the field, exactly as the native planner and `warp plan` print the
- * component's refusals.
+ * component's refusals. A `memory-limit` refusal's line starts `plan memory:`;
+ * its field is `k_max` when the DP table is in the workspace, else
+ * `intervals` (as the Python package names it).
  */
 export declare class PlanError extends Error {
   constructor(field: string, message: string, kind?: string, detail?: unknown);

@@ -189,6 +189,14 @@ function instanceOf(intervals, options, optional, defaultKMax = undefined) {
   return instance;
 }
 
+/**
+ * The field of a `memory-limit` refusal, as the Python package and the native
+ * line name it (the line starts `plan memory:`, which is no input): `k_max`
+ * when the DP table, sized by it, is in the workspace (the line says to lower
+ * k_max), else `intervals` (it says to plan fewer per call).
+ */
+const memoryLimitField = (m) => (m.table > 0n ? 'k_max' : 'intervals');
+
 /** Calls a planner export; the component's refusal becomes a PlanError with its one-line message. */
 function call(fn) {
   try {
@@ -199,7 +207,9 @@ function call(fn) {
       const message = wit.errorMessage(payload);
       const field = payload.tag === 'invalid-groups' || payload.tag === 'json'
         ? payload.val.field
-        : message.slice(0, message.indexOf(': '));
+        : payload.tag === 'memory-limit'
+          ? memoryLimitField(payload.val)
+          : message.slice(0, message.indexOf(': '));
       throw new PlanError(field, message, payload.tag, payload.val);
     }
     throw e;

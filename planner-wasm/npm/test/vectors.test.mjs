@@ -79,7 +79,10 @@ function outcome(name, [intervals, options]) {
   } catch (e) {
     assert.ok(e instanceof PlanError, `${name}: ${e?.stack ?? e}`);
     assert.notEqual(e.kind, 'argument', `${name}: refused by the wrapper: ${e.message}`);
-    assert.ok(e.message.startsWith(`${e.field}: `) && !e.message.includes('\n'), `${name}: ${e.field} / ${e.message}`);
+    // A memory-limit line starts `plan memory:`; its field is k_max or intervals.
+    const prefix = e.kind === 'memory-limit' ? 'plan memory' : e.field;
+    assert.ok(e.message.startsWith(`${prefix}: `) && !e.message.includes('\n'), `${name}: ${e.field} / ${e.message}`);
+    if (e.kind === 'memory-limit') assert.equal(e.field, e.detail.table > 0n ? 'k_max' : 'intervals', name);
     return { error: e.message };
   }
 }
