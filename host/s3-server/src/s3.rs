@@ -44,6 +44,8 @@ pub(crate) fn storage_error(e: StorageError) -> S3Error {
         StorageError::BucketExists => s3_error!(BucketAlreadyOwnedByYou),
         StorageError::BucketNotEmpty => s3_error!(BucketNotEmpty),
         StorageError::InvalidPart(m) => s3_error!(InvalidPart, "warp-s3: {m}"),
+        StorageError::InvalidPartOrder(m) => s3_error!(InvalidPartOrder, "warp-s3: {m}"),
+        StorageError::EntityTooSmall(m) => s3_error!(EntityTooSmall, "warp-s3: {m}"),
         StorageError::Limit(m) => s3_error!(EntityTooLarge, "warp-s3: {m}"),
         StorageError::TooManyBuckets(m) => s3_error!(TooManyBuckets, "warp-s3: {m}"),
         StorageError::TooManyObjects(m) => bound_error("TooManyObjects", &m),

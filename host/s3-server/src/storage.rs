@@ -16,6 +16,11 @@ use bytes::Bytes;
 /// Most parts of one multipart upload (S3's bound).
 pub const MAX_PARTS: i32 = 10_000;
 
+/// Smallest part of a completed multipart upload but its last, bytes: 5 MiB,
+/// S3's bound (`EntityTooSmall` at CompleteMultipartUpload). UploadPart
+/// takes a smaller part, as S3 does: only Complete knows which part is last.
+pub const MIN_PART_SIZE: u64 = 5 << 20;
+
 /// The storage bounds.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct StorageLimits {
@@ -95,6 +100,10 @@ pub enum StorageError {
     BucketNotEmpty,
     /// A part list that does not match the uploaded parts.
     InvalidPart(String),
+    /// A part list whose part numbers do not ascend.
+    InvalidPartOrder(String),
+    /// A listed part, not the last, smaller than [`MIN_PART_SIZE`].
+    EntityTooSmall(String),
     /// A size or memory bound was reached (the message names it).
     Limit(String),
     /// The bucket-count bound was reached (the message names it).
@@ -519,12 +528,16 @@ impl Storage {
 
     /// Completes upload `id` of `bucket/key` with `parts` (number and ETag
     /// each, ascending; an ETag of `None` is not checked): the object is the
-    /// parts in order, and its ETag the S3 multipart form.
+    /// parts in order, and its ETag the S3 multipart form. S3's checks, in
+    /// its order: the numbers ascend strictly, every part was uploaded (with
+    /// that ETag), every part but the last is at least [`MIN_PART_SIZE`].
     ///
     /// # Errors
     /// [`StorageError::NoSuchUpload`] (also for an upload of another key),
-    /// [`StorageError::InvalidPart`] for a missing, repeated, out-of-order or
-    /// mismatched part, or the object-size bound.
+    /// [`StorageError::InvalidPartOrder`] for a repeated or out-of-order
+    /// part, [`StorageError::InvalidPart`] for a missing or mismatched part,
+    /// [`StorageError::EntityTooSmall`] for a part under 5 MiB that is not
+    /// the last, or the object-size bound.
     pub fn complete_upload(
         &self,
         id: &str,
@@ -543,8 +556,8 @@ impl Storage {
         let mut last = 0;
         for (number, etag) in parts {
             if *number <= last {
-                return Err(StorageError::InvalidPart(format!(
-                    "part {number} is listed after part {last}: parts must ascend"
+                return Err(StorageError::InvalidPartOrder(format!(
+                    "part {number} is listed after part {last}: part numbers must ascend"
                 )));
             }
             last = *number;
@@ -560,6 +573,18 @@ impl Storage {
             }
             segments.push(body.clone());
             etags.push(stored.clone());
+        }
+        // `parts` is not empty (checked above).
+        if let Some(((number, _), body)) = parts
+            .iter()
+            .zip(&segments)
+            .take(parts.len() - 1)
+            .find(|(_, b)| (b.len() as u64) < MIN_PART_SIZE)
+        {
+            return Err(StorageError::EntityTooSmall(format!(
+                "part {number} is {} bytes: every part but the last must be at least 5 MiB ({MIN_PART_SIZE} bytes)",
+                body.len()
+            )));
         }
         let len: u64 = segments.iter().map(|s| s.len() as u64).sum();
         if len > self.limits.max_object {
@@ -789,17 +814,23 @@ mod tests {
 
     #[test]
     fn multipart_checks_its_parts() {
-        let s = storage();
+        let s = Storage::new(StorageLimits::default());
+        s.create_bucket("b").unwrap();
         let id = s.create_upload("b", "k", None).unwrap();
-        s.put_part(&id, "b", "k", 1, Bytes::from_static(b"ab"), "e1".into())
+        let first = Bytes::from(vec![b'a'; MIN_PART_SIZE as usize]);
+        s.put_part(&id, "b", "k", 1, first.clone(), "e1".into())
             .unwrap();
         s.put_part(&id, "b", "k", 2, Bytes::from_static(b"cd"), "e2".into())
             .unwrap();
         let etag = |e: &[String]| format!("x-{}", e.len());
         let bad = s.complete_upload(&id, "b", "k", &[(2, None), (1, None)], etag);
-        assert!(matches!(bad, Err(StorageError::InvalidPart(_))));
+        assert!(matches!(bad, Err(StorageError::InvalidPartOrder(_))));
+        let twice = s.complete_upload(&id, "b", "k", &[(1, None), (1, None)], etag);
+        assert!(matches!(twice, Err(StorageError::InvalidPartOrder(_))));
         let wrong = s.complete_upload(&id, "b", "k", &[(1, Some("\"zz\"".into()))], etag);
         assert!(matches!(wrong, Err(StorageError::InvalidPart(_))));
+        let missing = s.complete_upload(&id, "b", "k", &[(1, None), (3, None)], etag);
+        assert!(matches!(missing, Err(StorageError::InvalidPart(_))));
         let o = s
             .complete_upload(
                 &id,
@@ -809,9 +840,13 @@ mod tests {
                 etag,
             )
             .unwrap();
-        assert_eq!(o.slices(0..4).concat(), b"abcd");
+        assert_eq!(o.len, MIN_PART_SIZE + 2);
+        assert_eq!(
+            o.slices(MIN_PART_SIZE - 2..MIN_PART_SIZE + 2).concat(),
+            b"aacd"
+        );
         assert_eq!(o.etag, "x-2");
-        assert_eq!(s.bytes(), 4);
+        assert_eq!(s.bytes(), MIN_PART_SIZE + 2);
         assert_eq!(
             s.abort_upload(&id, "b", "k"),
             Err(StorageError::NoSuchUpload)
@@ -821,6 +856,42 @@ mod tests {
             s.admit_part(&s.create_upload("b", "k", None).unwrap(), "b", "k", 0, 1),
             Err(StorageError::InvalidPart(_))
         ));
+    }
+
+    #[test]
+    fn every_part_but_the_last_is_at_least_5_mib() {
+        let s = Storage::new(StorageLimits::default());
+        s.create_bucket("b").unwrap();
+        let id = s.create_upload("b", "k", None).unwrap();
+        let sized = |n: u64| Bytes::from(vec![0; n as usize]);
+        s.put_part(&id, "b", "k", 1, sized(MIN_PART_SIZE), "e1".into())
+            .unwrap();
+        s.put_part(&id, "b", "k", 2, sized(MIN_PART_SIZE - 1), "e2".into())
+            .unwrap();
+        s.put_part(&id, "b", "k", 3, sized(1), "e3".into()).unwrap();
+        let etag = |e: &[String]| e.join("");
+        let parts = [(1, None), (2, None), (3, None)];
+        match s.complete_upload(&id, "b", "k", &parts, etag) {
+            Err(StorageError::EntityTooSmall(m)) => {
+                assert!(m.contains("part 2 is 5242879 bytes"), "{m}");
+                assert!(m.contains("at least 5 MiB"), "{m}");
+            }
+            other => panic!("{:?}", other.map(|o| o.len)),
+        }
+        // A small part may be the last; 5 MiB exactly is enough.
+        let o = s
+            .complete_upload(&id, "b", "k", &[(1, None), (3, None)], etag)
+            .unwrap();
+        assert_eq!(o.len, MIN_PART_SIZE + 1);
+        let one = s.create_upload("b", "one", None).unwrap();
+        s.put_part(&one, "b", "one", 1, sized(1), "e".into())
+            .unwrap();
+        assert_eq!(
+            s.complete_upload(&one, "b", "one", &[(1, None)], etag)
+                .unwrap()
+                .len,
+            1
+        );
     }
 
     #[test]

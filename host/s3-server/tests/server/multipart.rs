@@ -1,6 +1,7 @@
 //! Multipart uploads as S3 checks them, over raw signed requests (what
 //! object_store cannot send): an upload id answers only for its own bucket
-//! and key.
+//! and key; CompleteMultipartUpload refuses a part list out of order, a part
+//! not uploaded, and a part under 5 MiB that is not the last.
 
 use crate::common::*;
 
@@ -121,6 +122,49 @@ async fn an_upload_id_answers_only_for_its_own_bucket_and_key() {
         let id = create(&srv, BUCKET, "c").await;
         let (status, body) = abort(&srv, BUCKET, "c", &id).await;
         assert_eq!(status, 204, "{body}");
+        srv.stop().await;
+    })
+    .await;
+}
+
+/// Fault probe 3, finding: CompleteMultipartUpload completed an upload whose
+/// first part was a few bytes. S3 refuses any part but the last under 5 MiB
+/// (`400 EntityTooSmall`), a part list out of order (`400
+/// InvalidPartOrder`) and a part not uploaded (`400 InvalidPart`); the
+/// upload stays open after each refusal.
+#[tokio::test]
+async fn complete_checks_part_order_presence_and_size_as_s3() {
+    bounded(60, async {
+        let srv = server(instant(), Default::default()).await;
+        let id = create(&srv, BUCKET, "k").await;
+        let five_mib = "a".repeat(5 << 20);
+        for (n, body) in [(1, "ab"), (2, five_mib.as_str()), (3, "cd")] {
+            let (status, text) = part(&srv, BUCKET, "k", &id, n, body).await;
+            assert_eq!(status, 200, "part {n}: {text}");
+        }
+        for (parts, code) in [
+            (&[1, 2][..], "EntityTooSmall"),
+            (&[1, 3][..], "EntityTooSmall"),
+            (&[2, 1][..], "InvalidPartOrder"),
+            (&[2, 2][..], "InvalidPartOrder"),
+            (&[2, 4][..], "InvalidPart"),
+        ] {
+            let (status, body) = complete(&srv, BUCKET, "k", &id, parts).await;
+            assert_eq!(status, 400, "{parts:?}: {body}");
+            assert_eq!(element(&body, "Code"), Some(code), "{parts:?}: {body}");
+            assert_eq!(element(&body, "Message").unwrap().lines().count(), 1);
+        }
+        let (_, body) = complete(&srv, BUCKET, "k", &id, &[1, 2]).await;
+        assert!(body.contains("part 1 is 2 bytes"), "{body}");
+        let (status, _) = signed(&srv, "HEAD", &format!("/{BUCKET}/k"), &[], &[], "").await;
+        assert_eq!(status, 404, "nothing was stored");
+        // 5 MiB exactly, then a small last part: completed.
+        let (status, body) = complete(&srv, BUCKET, "k", &id, &[2, 3]).await;
+        assert_eq!(status, 200, "{body}");
+        let (status, body) = signed(&srv, "GET", &format!("/{BUCKET}/k"), &[], &[], "").await;
+        assert_eq!(status, 200);
+        assert_eq!(body.len(), (5 << 20) + 2);
+        assert!(body.ends_with("aacd"));
         srv.stop().await;
     })
     .await;
