@@ -4,11 +4,11 @@
 //! - a signature is required (s3s's default);
 //! - a presigned URL's `X-Amz-Expires` must be in `1..=604800` seconds, as
 //!   S3 requires (`400 AuthorizationQueryParametersError` otherwise);
-//! - a GET whose `Range` starts past any object's end (`bytes=N-` with `N`
-//!   over `i64::MAX`, which s3s cannot parse and would answer `400`) is
-//!   answered as any other past-the-end range: `416 InvalidRange`, after the
-//!   object's existence and `If-Match`/`If-None-Match` are checked as a GET
-//!   does.
+//! - a GET or HEAD whose `Range` starts past any object's end (`bytes=N-`
+//!   with `N` over `i64::MAX`, which s3s cannot parse and would answer
+//!   `400`) is answered as any other past-the-end range: `416 InvalidRange`,
+//!   after the object's existence and `If-Match`/`If-None-Match` are checked
+//!   as the operation does.
 
 use std::sync::Arc;
 
@@ -35,9 +35,10 @@ impl Access {
         Self { state }
     }
 
-    /// The answer to a GET of `bucket/key` whose range starts past the end
-    /// of every object: what [`crate::s3::Backend`]'s GET would answer.
-    fn past_end_get(&self, cx: &S3AccessContext<'_>, bucket: &str, key: &str) -> S3Result<()> {
+    /// The answer to a GET or HEAD of `bucket/key` whose range starts past
+    /// the end of every object: what [`crate::s3::Backend`]'s GET and HEAD
+    /// answer for a range past the object's end.
+    fn past_end(&self, cx: &S3AccessContext<'_>, bucket: &str, key: &str) -> S3Result<()> {
         let object = self
             .state
             .storage()
@@ -70,7 +71,7 @@ impl S3Access for Access {
         }
         check_presigned_expires(cx.uri().query())
             .map_err(|m| s3_error!(AuthorizationQueryParametersError, "warp-s3: {m}"))?;
-        if cx.s3_op().name() == "GetObject"
+        if matches!(cx.s3_op().name(), "GetObject" | "HeadObject")
             && let S3Path::Object { bucket, key } = cx.s3_path()
             && cx
                 .headers()
@@ -78,7 +79,7 @@ impl S3Access for Access {
                 .and_then(|v| v.to_str().ok())
                 .is_some_and(starts_past_any_object)
         {
-            return self.past_end_get(cx, bucket, key);
+            return self.past_end(cx, bucket, key);
         }
         Ok(())
     }

@@ -489,6 +489,11 @@ impl S3 for Backend {
             input.if_match.as_ref(),
             input.if_none_match.as_ref(),
         )?;
+        // A range past the end is a 416, as for a GET (S3 does the same);
+        // one within the object is answered with the whole object's headers.
+        if let Some(r) = input.range {
+            r.check(object.len)?;
+        }
         // A HEAD is a GET without a body: it waits the first byte.
         let transfer = self.state.model().start_at(issued, 0);
         sleep_until(&PreciseTimer, transfer.headers_at()).await;

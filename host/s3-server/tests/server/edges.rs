@@ -1,6 +1,6 @@
-//! Edge cases of the protocol and the bounds: ranges past any object,
-//! presigned URL lifetimes, count bounds, replacing objects at the memory
-//! bound, keys XML cannot carry, continuation tokens.
+//! Edge cases of the protocol and the bounds: ranges past any object (GET
+//! and HEAD), presigned URL lifetimes, count bounds, replacing objects at
+//! the memory bound, keys XML cannot carry, continuation tokens.
 
 use std::time::Duration;
 
@@ -52,6 +52,54 @@ async fn a_range_starting_past_any_object_is_416() {
         assert!(matches!(e, object_store::Error::NotFound { .. }), "{e}");
         let e = get(p.clone(), Some("\"other\"")).await.unwrap_err();
         assert!(matches!(e, object_store::Error::Precondition { .. }), "{e}");
+        srv.stop().await;
+    })
+    .await;
+}
+
+/// Fault probe 3, finding: a HEAD whose `Range` starts above `i64::MAX`
+/// was `400` (and one starting at the object's end `200`) where the same
+/// GET is `416 InvalidRange`. A HEAD answers every range as the GET does:
+/// `416` past the end, after the object's existence and its conditions; a
+/// range within the object is answered with the object's headers.
+#[tokio::test]
+async fn a_head_with_a_range_past_the_end_is_416_as_a_get() {
+    bounded(30, async {
+        let srv = server(instant(), Default::default()).await;
+        let (status, body) = signed(&srv, "PUT", "/bench/k", &[], &[], &"x".repeat(100)).await;
+        assert_eq!(status, 200, "{body}");
+        let ask = |method: &'static str,
+                   key: &'static str,
+                   headers: Vec<(&'static str, &'static str)>| {
+            let srv = &srv;
+            async move {
+                signed(srv, method, &format!("/bench/{key}"), &[], &headers, "")
+                    .await
+                    .0
+            }
+        };
+        for (range, status) in [
+            ("bytes=18446744073709551615-", 416),
+            ("bytes=9223372036854775808-9223372036854775809", 416),
+            ("bytes=100-", 416),
+            ("bytes=100-200", 416),
+            ("bytes=0-", 206),
+            ("bytes=99-200", 206),
+            ("bytes=-5", 206),
+        ] {
+            let get = ask("GET", "k", vec![("range", range)]).await;
+            assert_eq!(get, status, "GET {range}");
+            let head = ask("HEAD", "k", vec![("range", range)]).await;
+            let expect = if status == 206 { 200 } else { status };
+            assert_eq!(head, expect, "HEAD {range}");
+        }
+        // Existence and conditions come first, as for a GET.
+        let huge = ("range", "bytes=18446744073709551615-");
+        for method in ["GET", "HEAD"] {
+            assert_eq!(ask(method, "missing", vec![huge]).await, 404, "{method}");
+            let other = ("if-match", "\"other\"");
+            assert_eq!(ask(method, "k", vec![huge, other]).await, 412, "{method}");
+        }
         srv.stop().await;
     })
     .await;
