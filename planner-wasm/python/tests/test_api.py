@@ -231,6 +231,36 @@ class Refusals(unittest.TestCase):
         self.refused("groups", wp.evaluate, IVS, 7)
         self.refused("groups[0].last", wp.evaluate, IVS, [(0, "2")])
 
+    def test_argument_types_are_refused_naming_the_argument(self):
+        """A value of the wrong type for a public constructor or function is a
+        `PlanError` (still a `ValueError`) naming the argument and what it takes,
+        never Python's own TypeError ('int' object is not iterable, unhashable
+        type: 'list', …)."""
+        for field, call, args, kwargs, contains in [
+            ("surrogate.piecewise", wp.Piecewise, (5,), {}, "expected an array of [bytes, ms]"),
+            ("surrogate.piecewise", wp.Piecewise, (None,), {}, "expected an array of [bytes, ms]"),
+            ("surrogate.piecewise", wp.Piecewise, (b"\x00\x01",), {}, "expected an array of [bytes, ms]"),
+            ("surrogate.piecewise[0]", wp.Piecewise, ([5],), {}, "expected [bytes, ms], got 5"),
+            ("surrogate.piecewise[1]", wp.Piecewise, ([(0, 1.0), "ab"],), {}, 'expected [bytes, ms], got "ab"'),
+            ("layout", wp.reorder, ([0.0] * 8, [1, 2, 3, 4]), dict(dim=2, layout=[]), "expected a layout name"),
+            ("layout", wp.reorder, ([0.0] * 8, [1, 2, 3, 4]), dict(dim=2, layout={"pca_zorder": 5}),
+             "expected a layout name"),
+            ("component", wp.Planner, (5,), {}, "expected a path or the component's bytes, got 5"),
+            ("component", wp.Planner, ([],), {}, "expected a path or the component's bytes, got []"),
+            ("intervals", wp.default_deadline_ms, ("10", 4, False), {}, "expected an unsigned 64-bit integer"),
+            ("k_max", wp.default_deadline_ms, (10, None, False), {}, "expected an unsigned 64-bit integer"),
+            ("exact", wp.default_deadline_ms, (10, 4, "no"), {}, 'expected true or false, got "no"'),
+        ]:
+            e = self.refused(field, call, *args, contains=contains, **kwargs)
+            self.assertEqual(e.kind, "input")
+            self.assertIsInstance(e, ValueError)
+        # What each accepts still works: any iterable of pairs, a path or bytes.
+        self.assertEqual(wp.Piecewise(iter([[0, 25.0], (1 << 20, 30.0)])).breakpoints,
+                         ((0, 25.0), (1 << 20, 30.0)))
+        self.assertEqual(wp.Planner(resources.files("warp_planner").joinpath("planner.wasm").read_bytes())
+                         .plan(IVS, k_max=2), wp.plan(IVS, k_max=2))
+        self.assertEqual(wp.default_deadline_ms(0, 0, False), 1_000)
+
     def test_reorder_refusals(self):
         cents, sizes = [0.0] * 8, [1, 2, 3, 4]
         e = self.refused("layout.dims", wp.reorder, cents, sizes, dim=2, dims=17)
@@ -243,6 +273,31 @@ class Refusals(unittest.TestCase):
         self.refused("sizes[1]", wp.reorder, cents, [1, -2, 3, 4], dim=2)
         self.refused("centroids[0]", wp.reorder, ["x"] + cents[1:], sizes, dim=2)
         self.refused("order[0]", wp.coaccess_gap, [-1], [1])
+
+    def test_every_reorder_refusal_is_a_reorder_error(self):
+        """The reordering calls refuse bad input with their own class, ReorderError
+        (a PlanError), whether the package's checks or the component refuse it."""
+        cents, sizes = [0.0] * 8, [1, 2, 3, 4]
+        for field, call, args, kwargs in [
+            ("layout.seed", wp.reorder, (cents, sizes), dict(dim=2, layout="random", seed=-1)),
+            ("layout.seed", wp.reorder, (cents, sizes), dict(dim=2, layout="spectral", seed="1")),
+            ("layout.dims", wp.reorder, (cents, sizes), dict(dim=2, dims=-1)),
+            ("layout", wp.reorder, (cents, sizes), dict(dim=2, layout=None)),
+            ("dim", wp.reorder, (cents, sizes), dict(dim="2")),
+            ("sizes", wp.reorder, (cents, 4), dict(dim=2)),
+            ("sizes[1]", wp.reorder, (cents, [1, -2, 3, 4]), dict(dim=2)),
+            ("centroids", wp.reorder, ("0.0", sizes), dict(dim=2)),
+            ("centroids[0]", wp.reorder, (["x"] + cents[1:], sizes), dict(dim=2)),
+            ("queries[0][0]", wp.reorder, (cents, sizes), dict(dim=2, queries=[[-1]])),
+            ("probes[0]", wp.reorder, (cents, sizes), dict(dim=2, probes=[1.5], probe_offsets=[0, 1])),
+            ("probes", wp.reorder, (cents, sizes), dict(dim=2, queries=[[9]])),
+            ("order", wp.coaccess_gap, (None, [1]), {}),
+            ("order[0]", wp.coaccess_gap, ([-1], [1]), {}),
+            ("sizes[0]", wp.coaccess_gap, ([0], [1 << 64]), {}),
+            ("queries", wp.coaccess_gap, ([0], [1]), dict(queries=7)),
+        ]:
+            e = self.refused(field, call, *args, **kwargs)
+            self.assertIsInstance(e, wp.ReorderError, (field, e.message))
 
 
 if __name__ == "__main__":

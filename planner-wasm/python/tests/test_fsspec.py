@@ -122,6 +122,13 @@ class Sync(unittest.TestCase):
         with self.assertRaises(wp.PlanError) as cm:
             PlannedFileSystem(self.mem, parallelism=0.0)
         self.assertEqual(cm.exception.field, "parallelism")
+        # Arguments of the wrong type are refused naming them, at construction.
+        for field, args, kwargs in [("fs", (5,), {}), ("fs", (None,), {}), ("planner", (self.mem,), dict(planner=5)),
+                                    ("k_max", (self.mem,), dict(k_max="2")), ("k_max", (self.mem,), dict(k_max=1.5))]:
+            with self.assertRaises(wp.PlanError) as cm:
+                PlannedFileSystem(*args, **kwargs)
+            self.assertEqual(cm.exception.field, field)
+            self.assertTrue(cm.exception.message.startswith(f"{field}: expected "), cm.exception.message)
 
     def test_delegation(self):
         fs = PlannedFileSystem(self.mem)

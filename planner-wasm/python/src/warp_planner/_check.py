@@ -212,6 +212,24 @@ def surrogate(v: Any) -> Affine | Piecewise:
     raise fail("surrogate", 'expected the key "affine" or "piecewise"')
 
 
+def breakpoint_items(v: Any) -> tuple[tuple[Any, ...], ...]:
+    """`Piecewise`'s breakpoints as tuples: a list of items, each a sequence
+    (its `[bytes, ms]` shape and values are checked by `breakpoints`)."""
+    out = []
+    for i, item in enumerate(sequence(v, "surrogate.piecewise", "an array of [bytes, ms]")):
+        if isinstance(item, (str, bytes, bytearray, Mapping)) or not isinstance(item, Iterable):
+            raise fail(f"surrogate.piecewise[{i}]", f"expected [bytes, ms], got {echo(render(item))}")
+        out.append(tuple(item))
+    return tuple(out)
+
+
+def boolean(v: Any, field: str) -> bool:
+    """`True` or `False` (nothing else: not 0, 1 or a string)."""
+    if not isinstance(v, bool):
+        raise fail(field, f"expected true or false, got {echo(render(v))}")
+    return v
+
+
 def breakpoints(v: Any) -> list[tuple[int, float]]:
     out = []
     for i, item in enumerate(sequence(v, "surrogate.piecewise", "an array of [bytes, ms]")):

@@ -3,12 +3,13 @@ lowering the typed values to WIT values and lifting the results back."""
 
 from __future__ import annotations
 
+import contextlib
 import heapq
 import itertools
 import os
 import threading
 import time
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -38,7 +39,15 @@ def default_deadline_ms(intervals: int, k_max: int, exact: bool) -> int:
     """The per-call time limit the native host gives a plan over `intervals`
     intervals with budget `k_max` (`planner_core::PlanLimits::deadline_ms`):
     `1000 + 2000 ns x cells / 10^6` ms with `cells = 64 n (min(k_max, n) + 1)`
-    (times `n` for the `exact` method's DP per candidate cap), at most 60 s."""
+    (times `n` for the `exact` method's DP per candidate cap), at most 60 s.
+    Raises `PlanError` naming the argument for a count that is not an
+    unsigned 64-bit integer or an `exact` that is not a bool."""
+    return _deadline_ms(_check.u64(intervals, "intervals"), _check.u64(k_max, "k_max"),
+                        _check.boolean(exact, "exact"))
+
+
+def _deadline_ms(intervals: int, k_max: int, exact: bool) -> int:
+    """`default_deadline_ms` of checked values."""
     n = intervals
     cells = n * (min(k_max, n) + 1) * 64 * (max(n, 1) if exact else 1)
     return min(_DEADLINE_BASE_MS + _DEADLINE_NS_PER_CELL * cells // 1_000_000, MAX_DEADLINE_MS)
@@ -167,8 +176,11 @@ def _error_field(tag: str, payload: Any) -> str:
 
 
 def _load(engine: wasmtime.Engine, source: str | os.PathLike[str] | bytes | None) -> tuple[wc.Component, str]:
-    if isinstance(source, (bytes, bytearray)):
+    if isinstance(source, (bytes, bytearray, memoryview)):
         data, where = bytes(source), "the component"
+    elif source is not None and not isinstance(source, (str, os.PathLike)):
+        raise _check.fail("component", "expected a path or the component's bytes, "
+                                       f"got {_check.echo(_check.render(source))}")
     else:
         path = Path(COMPONENT_PATH if source is None else source)
         where = str(path)
@@ -270,7 +282,7 @@ class Planner:
 
     def _plan_call(self, name: str, inst: wc.Record, *args: Any, exact: bool = False) -> Any:
         """A planning export, under the native host's deadline for its size."""
-        ms = default_deadline_ms(len(getattr(inst, "intervals")), getattr(inst, "k-max"), exact)
+        ms = _deadline_ms(len(getattr(inst, "intervals")), getattr(inst, "k-max"), exact)
         return self._call(name, inst, *args, deadline_ms=ms)
 
     def _refusal(self, err: wc.Variant) -> PlanError:
@@ -336,8 +348,7 @@ class Planner:
         """The `(B, W)` Pareto frontier of plans with at most `k_max` requests,
         `B` ascending, at most `max_points` vertices; with `exact`, every vertex
         from the exact thresholded DP, else from the faster Lagrangian evaluation."""
-        if not isinstance(exact, bool):
-            raise _check.fail("exact", f"expected true or false, got {_check.echo(_check.render(exact))}")
+        _check.boolean(exact, "exact")
         inst = self._instance_value(intervals, k_max, parallelism, surrogate, 0.01, "warp")
         out = self._plan_call("frontier", inst, exact, _check.u32(max_points, "max_points"))
         if isinstance(out, wc.Variant):
@@ -373,24 +384,29 @@ class Planner:
         `probe_offsets` (`queries + 1` entries); none for no log. `dims`
         applies to the PCA layouts (default 5), `seed` to random and spectral
         (default 0). Raises `ReorderError` for refused input."""
-        if layout not in _LAYOUTS:
-            raise ReorderError("layout", f"layout: unknown layout {_check.echo(_check.render(layout))} "
-                                         f"(accepted: {', '.join(_LAYOUTS)})")
-        tag, param = _LAYOUTS[layout]
-        for name, value in (("dims", dims), ("seed", seed)):
-            if value is not None and name != param:
-                raise ReorderError(f"layout.{name}", f"layout.{name}: {layout} takes no {name}")
-        if param == "dims":
-            lv = wc.Variant(tag, _check.u32(DEFAULT_DIMS if dims is None else dims, "layout.dims"))
-        elif param == "seed":
-            lv = wc.Variant(tag, _check.u64(0 if seed is None else seed, "layout.seed"))
-        else:
-            lv = wc.Variant(tag)
-        sz = [_check.u64(s, f"sizes[{i}]") for i, s in enumerate(_check.sequence(sizes, "sizes", "an array of sizes"))]
-        pr, po = self._log(probes, probe_offsets, queries)
-        cs = [_check.f64(c, f"centroids[{i}]")
-              for i, c in enumerate(_check.sequence(centroids, "centroids", "an array of numbers"))]
-        inp = _record(centroids=cs, dim=_check.u32(dim, "dim"), sizes=sz, probes=pr, probe_offsets=po)
+        with _reorder_refusals():
+            if not isinstance(layout, str):
+                raise ReorderError("layout", f"layout: expected a layout name ({', '.join(_LAYOUTS)}), "
+                                             f"got {_check.echo(_check.render(layout))}")
+            if layout not in _LAYOUTS:
+                raise ReorderError("layout", f"layout: unknown layout {_check.echo(_check.render(layout))} "
+                                             f"(accepted: {', '.join(_LAYOUTS)})")
+            tag, param = _LAYOUTS[layout]
+            for name, value in (("dims", dims), ("seed", seed)):
+                if value is not None and name != param:
+                    raise ReorderError(f"layout.{name}", f"layout.{name}: {layout} takes no {name}")
+            if param == "dims":
+                lv = wc.Variant(tag, _check.u32(DEFAULT_DIMS if dims is None else dims, "layout.dims"))
+            elif param == "seed":
+                lv = wc.Variant(tag, _check.u64(0 if seed is None else seed, "layout.seed"))
+            else:
+                lv = wc.Variant(tag)
+            sz = [_check.u64(s, f"sizes[{i}]")
+                  for i, s in enumerate(_check.sequence(sizes, "sizes", "an array of sizes"))]
+            pr, po = self._log(probes, probe_offsets, queries)
+            cs = [_check.f64(c, f"centroids[{i}]")
+                  for i, c in enumerate(_check.sequence(centroids, "centroids", "an array of numbers"))]
+            inp = _record(centroids=cs, dim=_check.u32(dim, "dim"), sizes=sz, probes=pr, probe_offsets=po)
         out = self._call("reorder", inp, lv)
         if not isinstance(out, list):
             raise ReorderError(out.field, out.message, "reorder-error")
@@ -400,10 +416,14 @@ class Planner:
                      probes: Iterable[int] | None = None, probe_offsets: Iterable[int] | None = None,
                      queries: Iterable[Iterable[int]] | None = None) -> float:
         """The weighted co-access gap `Σ_{a<b} count(a,b) · bytes_between(a,b)` of a
-        layout `order` under a query log (as in `reorder`)."""
-        od = [_check.u32(c, f"order[{i}]") for i, c in enumerate(_check.sequence(order, "order", "an array of cluster ids"))]
-        sz = [_check.u64(s, f"sizes[{i}]") for i, s in enumerate(_check.sequence(sizes, "sizes", "an array of sizes"))]
-        pr, po = self._log(probes, probe_offsets, queries)
+        layout `order` under a query log (as in `reorder`). Raises `ReorderError`
+        for refused input."""
+        with _reorder_refusals():
+            od = [_check.u32(c, f"order[{i}]")
+                  for i, c in enumerate(_check.sequence(order, "order", "an array of cluster ids"))]
+            sz = [_check.u64(s, f"sizes[{i}]")
+                  for i, s in enumerate(_check.sequence(sizes, "sizes", "an array of sizes"))]
+            pr, po = self._log(probes, probe_offsets, queries)
         out = self._call("coaccess-gap", od, sz, pr, po)
         if not isinstance(out, float):
             raise ReorderError(out.field, out.message, "reorder-error")
@@ -432,6 +452,18 @@ class Planner:
         po = [_check.u32(c, f"probe_offsets[{i}]")
               for i, c in enumerate(_check.sequence(probe_offsets, "probe_offsets", "an array of offsets"))]
         return pr, po
+
+
+@contextlib.contextmanager
+def _reorder_refusals() -> Iterator[None]:
+    """A reordering call's input refusals are `ReorderError`s, the call's own
+    class (the shared checks of `_check` raise `PlanError`, its base)."""
+    try:
+        yield
+    except ReorderError:
+        raise
+    except PlanError as e:
+        raise ReorderError(e.field, e.message, e.kind) from None
 
 
 _default: Planner | None = None

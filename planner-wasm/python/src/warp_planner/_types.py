@@ -78,7 +78,12 @@ class Piecewise:
     breakpoints: tuple[tuple[int, float], ...]
 
     def __init__(self, breakpoints: Any) -> None:
-        object.__setattr__(self, "breakpoints", tuple(tuple(p) for p in breakpoints))
+        """Raises `PlanError` (field `surrogate.piecewise`, or `[i]` of it) for
+        breakpoints that are not a list of `(bytes, ms)` items; their values
+        are checked when planning."""
+        from ._check import breakpoint_items  # _check imports this module
+
+        object.__setattr__(self, "breakpoints", breakpoint_items(breakpoints))
 
 
 Surrogate = Union[Affine, Piecewise]

@@ -29,6 +29,7 @@ from typing import Any
 
 from fsspec.asyn import AsyncFileSystem  # type: ignore[import-untyped]
 
+from . import _check
 from ._component import Planner, default_planner
 from ._types import S3, Method, Plan, Surrogate
 
@@ -113,6 +114,8 @@ class PlannedFileSystem(AsyncFileSystem):  # type: ignore[misc]
     unbounded), `surrogate` (request time model, default 25 ms + 5 ms/MiB),
     `epsilon`, `method` (default `warp`), `planner` (a `warp_planner.Planner`;
     default: the process-wide one). `stats` counts what was asked and fetched.
+    A bad argument (`fs` that is no fsspec filesystem included) raises
+    `PlanError` naming it, at construction.
     """
 
     protocol = "planned"
@@ -122,6 +125,11 @@ class PlannedFileSystem(AsyncFileSystem):  # type: ignore[misc]
     def __init__(self, fs: Any, *, k_max: int | None = None, parallelism: float | None = 8.0,
                  surrogate: Surrogate = S3, epsilon: float = 0.01, method: Method = "warp",
                  planner: Planner | None = None, **storage_options: Any) -> None:
+        if not all(hasattr(fs, a) for a in ("async_impl", "cat_ranges", "sep")):
+            raise _check.fail("fs", f"expected an fsspec filesystem, got {_check.echo(_check.render(fs))}")
+        if planner is not None and not isinstance(planner, Planner):
+            raise _check.fail("planner", "expected a warp_planner.Planner or None, "
+                                         f"got {_check.echo(_check.render(planner))}")
         if fs.async_impl:
             storage_options.setdefault("asynchronous", fs.asynchronous)
             storage_options.setdefault("loop", getattr(fs, "_loop", None))
@@ -129,7 +137,7 @@ class PlannedFileSystem(AsyncFileSystem):  # type: ignore[misc]
         self.fs = fs
         self.async_impl = fs.async_impl
         self.sep = fs.sep
-        self.k_max = k_max
+        self.k_max = None if k_max is None else _check.u64(k_max, "k_max")
         self.parallelism = parallelism
         self.surrogate = surrogate
         self.epsilon = epsilon
