@@ -88,6 +88,38 @@ fn sizes_beyond_the_machine_are_refused_before_work() {
     );
 }
 
+/// `warp serve`'s bound on request bodies buffered at once: at least one
+/// body of `--max-body-bytes`, at most 64 GiB, refused before the index is
+/// opened.
+#[test]
+fn the_serve_body_budget_is_checked_before_work() {
+    refused(
+        &["serve", "--max-buffered-body-bytes", "1K"],
+        &[
+            "--max-buffered-body-bytes",
+            "at least --max-body-bytes (4194304)",
+        ],
+    );
+    refused(
+        &[
+            "serve",
+            "--max-body-bytes",
+            "2K",
+            "--max-buffered-body-bytes",
+            "1K",
+        ],
+        &["--max-buffered-body-bytes", "(2048)"],
+    );
+    refused(
+        &["serve", "--max-buffered-body-bytes", "65G"],
+        &["--max-buffered-body-bytes", "at most 68719476736"],
+    );
+    refused(
+        &["serve", "--max-buffered-body-bytes", "0"],
+        &["--max-buffered-body-bytes"],
+    );
+}
+
 #[test]
 fn clap_errors_are_one_line() {
     // A negative number used to give clap's three-line error.

@@ -893,6 +893,132 @@ async fn a_declared_body_above_the_limit_is_refused_at_once() {
     stop(server).await;
 }
 
+/// `body` padded with spaces (still the same JSON) to `len` bytes.
+fn padded(body: &Value, len: usize) -> String {
+    let text = body.to_string();
+    assert!(text.len() <= len, "{} bytes", text.len());
+    format!("{text}{}", " ".repeat(len - text.len()))
+}
+
+/// `POST /v1/search` of `body` on a fresh connection, bounded by 20 s per
+/// read: the status and the whole answer, or the I/O error.
+fn post_within(addr: SocketAddr, body: &str) -> std::io::Result<(u16, String)> {
+    http_within(
+        addr,
+        &format!(
+            "POST /v1/search HTTP/1.1\r\nHost: t\r\nConnection: close\r\nContent-Type: application/json\r\nContent-Length: {}\r\n\r\n{body}",
+            body.len()
+        ),
+        Duration::from_secs(20),
+    )
+}
+
+/// Posts `body` until the answer's status is `want` (at most 20 s): the
+/// answer. Another connection's body is being taken or given back
+/// meanwhile, which the server does on its own time.
+fn post_until(addr: SocketAddr, body: &str, want: u16) -> String {
+    let started = std::time::Instant::now();
+    loop {
+        match post_within(addr, body) {
+            Ok((status, text)) if status == want => return text,
+            other => assert!(
+                started.elapsed() < Duration::from_secs(20),
+                "no {want} within 20 s; the last answer: {other:?}"
+            ),
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
+/// Fault probe 3, finding: request bodies were bounded one by one
+/// (`max_body_bytes`), so the bytes buffered at once were bounded only by
+/// `max_connections × max_body_bytes` (4 GiB at the defaults). One budget
+/// now bounds them all: with 1500 bytes and a body of 1000 declared and
+/// being read, a body declaring 600 is refused at once (before a byte of it
+/// is sent) with a one-line `503` naming the bound, as is a chunked body
+/// once its bytes pass what is left; the budget comes back when a body is
+/// done with, whether its request was answered or its client went away.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn buffered_request_bodies_share_one_bound() {
+    let url = "memory://serve-body-budget";
+    let (f, _loc) = identity_index(url).await;
+    let server = start(url, None, |c| {
+        c.bounds.max_body_bytes = 1000;
+        c.max_buffered_body_bytes = 1500;
+        c.body_timeout = Duration::from_secs(60);
+    })
+    .await;
+    let addr = server.local_addr();
+    let q = query(&f, 0);
+    tokio::task::spawn_blocking(move || {
+        let big = padded(&json!({"vector": q}), 1000);
+        let small = padded(&json!({"vector": q}), 600);
+        let hold = |body: &str| {
+            let mut s = TcpStream::connect(addr).unwrap();
+            s.set_read_timeout(Some(Duration::from_secs(20))).unwrap();
+            write!(
+                s,
+                "POST /v1/search HTTP/1.1\r\nHost: t\r\nConnection: close\r\nContent-Type: application/json\r\nContent-Length: {}\r\n\r\n{}",
+                body.len(),
+                &body[..1]
+            )
+            .unwrap();
+            s
+        };
+        // A holds 1000 of the 1500 bytes while its body trickles in.
+        let mut a = hold(&big);
+        let refused = post_until(addr, &small, 503);
+        let (head, body) = refused.split_once("\r\n\r\n").unwrap();
+        assert!(head.to_ascii_lowercase().contains("retry-after: 1"), "{head}");
+        let v: Value = serde_json::from_str(body).unwrap();
+        let e = v["error"].as_str().unwrap();
+        assert!(
+            e.contains("600 bytes (Content-Length)")
+                && e.contains("(500 bytes)")
+                && e.contains("bound of 1500 bytes")
+                && e.contains("--max-buffered-body-bytes")
+                && !e.contains('\n'),
+            "{e}"
+        );
+        // At once: the headers alone are answered, no body byte awaited.
+        let (status, text) = http_within(
+            addr,
+            "POST /v1/search HTTP/1.1\r\nHost: t\r\nConnection: close\r\nContent-Length: 600\r\n\r\n",
+            Duration::from_secs(20),
+        )
+        .unwrap();
+        assert_eq!(status, 503, "{text}");
+        // Chunked, no Content-Length: refused once its bytes pass 500.
+        let (status, text) = http_within(
+            addr,
+            &format!(
+                "POST /v1/search HTTP/1.1\r\nHost: t\r\nConnection: close\r\nTransfer-Encoding: chunked\r\n\r\n190\r\n{}\r\nc8\r\n{}\r\n0\r\n\r\n",
+                " ".repeat(400),
+                " ".repeat(200)
+            ),
+            Duration::from_secs(20),
+        )
+        .unwrap();
+        assert_eq!(status, 503, "{text}");
+        assert!(text.contains("600 bytes so far"), "{text}");
+        // A's body arrives: it is answered, and its bytes come back.
+        a.write_all(&big.as_bytes()[1..]).unwrap();
+        let mut answer = String::new();
+        a.read_to_string(&mut answer).unwrap();
+        assert!(answer.starts_with("HTTP/1.1 200"), "{answer}");
+        let (status, text) = post_within(addr, &small).unwrap();
+        assert_eq!(status, 200, "{text}");
+        // A client that goes away mid-body gives its bytes back too.
+        let gone = hold(&big);
+        post_until(addr, &small, 503);
+        drop(gone);
+        post_until(addr, &small, 200);
+    })
+    .await
+    .unwrap();
+    stop(server).await;
+}
+
 /// Finding: a manifest that does not open was logged at every watch
 /// interval for as long as it stayed. It is retried (and counted) at every
 /// check, but logged once per manifest: `warp_index_open_failures_total`

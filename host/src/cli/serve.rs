@@ -71,6 +71,11 @@ pub struct ServeArgs {
     /// Connections served at once, 1..=65536.
     #[arg(long, default_value_t = 1024, value_parser = RangedU64ValueParser::<usize>::new().range(1..=65536))]
     pub max_connections: usize,
+    /// Request-body bytes buffered at once over all connections (K/M/G
+    /// suffix allowed, at least --max-body-bytes, at most 64G); a body that
+    /// does not fit in what is left: 503.
+    #[arg(long, default_value = "256M", value_parser = parse_bytes_nonzero)]
+    pub max_buffered_body_bytes: u64,
     /// Longest time for a request's headers, ms, 1..=600000.
     #[arg(long, default_value_t = 10_000, value_parser = clap::value_parser!(u64).range(1..=600_000))]
     pub header_timeout_ms: u64,
@@ -105,6 +110,9 @@ pub enum LogLevel {
 /// The largest `--max-body-bytes`.
 pub const MAX_BODY_BYTES: u64 = 64 << 20;
 
+/// The largest `--max-buffered-body-bytes`.
+pub const MAX_BUFFERED_BODY_BYTES: u64 = 64 << 30;
+
 impl ServeArgs {
     /// The server configuration these flags give.
     ///
@@ -118,6 +126,23 @@ impl ServeArgs {
                 "--max-body-bytes",
                 self.max_body_bytes,
                 format!("at most {MAX_BODY_BYTES}"),
+            ));
+        }
+        if self.max_buffered_body_bytes > MAX_BUFFERED_BODY_BYTES {
+            return Err(Error::config(
+                "--max-buffered-body-bytes",
+                self.max_buffered_body_bytes,
+                format!("at most {MAX_BUFFERED_BODY_BYTES}"),
+            ));
+        }
+        if self.max_buffered_body_bytes < self.max_body_bytes {
+            return Err(Error::config(
+                "--max-buffered-body-bytes",
+                self.max_buffered_body_bytes,
+                format!(
+                    "at least --max-body-bytes ({}): a body within that limit must fit",
+                    self.max_body_bytes
+                ),
             ));
         }
         let access = Access::for_bind(
@@ -162,6 +187,14 @@ impl ServeArgs {
         cfg.max_queue = self.max_queue;
         cfg.queue_wait = Duration::from_millis(self.queue_wait_ms);
         cfg.max_connections = self.max_connections;
+        cfg.max_buffered_body_bytes =
+            usize::try_from(self.max_buffered_body_bytes).map_err(|_| {
+                Error::config(
+                    "--max-buffered-body-bytes",
+                    self.max_buffered_body_bytes,
+                    "more than this machine's address space",
+                )
+            })?;
         cfg.header_timeout = Duration::from_millis(self.header_timeout_ms);
         cfg.body_timeout = Duration::from_millis(self.body_timeout_ms);
         cfg.grace = Duration::from_millis(self.grace_ms);

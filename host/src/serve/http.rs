@@ -8,7 +8,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
 use axum::Router;
-use axum::body::{Body, Bytes};
+use axum::body::Body;
 use axum::extract::{MatchedPath, Request, State};
 use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
 use axum::middleware::{self, Next};
@@ -22,6 +22,7 @@ use tokio::sync::{Semaphore, watch};
 use super::admission::{Admission, Refused};
 use super::api::{self, ApiError, RequestBounds};
 use super::auth::Access;
+use super::body::{BodyBudget, read_body};
 use super::generation::{Generation, Served};
 use super::metrics::Metrics;
 use crate::error::Error;
@@ -56,6 +57,8 @@ pub struct AppState {
     pub queue_wait: Duration,
     /// Longest time to read a request body.
     pub body_timeout: Duration,
+    /// The bound on request-body bytes buffered at once, over all requests.
+    pub body_budget: BodyBudget,
     /// Set when draining: `/readyz` answers 503.
     pub draining: AtomicBool,
 }
@@ -203,15 +206,17 @@ async fn search(
     body: Body,
 ) -> Result<Response, ApiError> {
     let arrived = Instant::now();
-    let bytes = read_body(
+    let body = read_body(
         &headers,
         body,
         state.bounds.max_body_bytes,
+        &state.body_budget,
         state.body_timeout,
     )
     .await?;
-    let request = api::parse(&bytes)?;
-    drop(bytes);
+    let request = api::parse(body.bytes())?;
+    // The body's bytes, and its share of the budget, go back here.
+    drop(body);
     // One generation for the whole request.
     let generation = state.served.current();
     let mut base = state.base.clone();
@@ -293,43 +298,6 @@ async fn run(
         }
     }
     Ok(out)
-}
-
-/// The request body, at most `limit` bytes, read within `timeout`. A body
-/// whose `Content-Length` is above `limit` is refused at once, unread.
-async fn read_body(
-    headers: &HeaderMap,
-    body: Body,
-    limit: usize,
-    timeout: Duration,
-) -> Result<Bytes, ApiError> {
-    // hyper has refused a Content-Length that is not one number.
-    let declared = headers
-        .get(header::CONTENT_LENGTH)
-        .and_then(|v| v.to_str().ok())
-        .and_then(|v| v.trim().parse::<u64>().ok());
-    if let Some(n) = declared.filter(|&n| n > limit as u64) {
-        return Err(ApiError::status(
-            413,
-            format!(
-                "the request body of {n} bytes (Content-Length) is larger than the limit of {limit} bytes"
-            ),
-        ));
-    }
-    match tokio::time::timeout(timeout, axum::body::to_bytes(body, limit)).await {
-        Err(_) => Err(ApiError::status(
-            408,
-            format!(
-                "the request body was not received within {} ms",
-                timeout.as_millis()
-            ),
-        )),
-        Ok(Err(_)) => Err(ApiError::status(
-            413,
-            format!("the request body is larger than the limit of {limit} bytes (or was cut off)"),
-        )),
-        Ok(Ok(b)) => Ok(b),
-    }
 }
 
 /// Bounds of the accept loop.

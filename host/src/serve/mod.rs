@@ -17,6 +17,9 @@
 //!   connections go on whatever a query costs to plan.
 //!   Body size (a larger `Content-Length` is refused unread), batch size,
 //!   `k`, `nprobe` and the deadline are bounded ([`api::RequestBounds`]);
+//!   so are the bytes of request bodies buffered at once over all
+//!   connections, `max_buffered_body_bytes` ([`body`]: a body that does not
+//!   fit in what is left is refused at once with `503`);
 //!   headers must arrive within `header_timeout`, the body within
 //!   `body_timeout`; at most `max_connections` connections.
 //!   A bad request is a `4xx` whose JSON names the field.
@@ -30,6 +33,7 @@
 pub mod admission;
 pub mod api;
 pub mod auth;
+pub mod body;
 pub mod generation;
 pub mod http;
 pub mod metrics;
@@ -47,6 +51,7 @@ use crate::query::SearchParams;
 
 pub use api::RequestBounds;
 pub use auth::Access;
+pub use body::DEFAULT_MAX_BUFFERED_BODY_BYTES;
 pub use generation::{Generation, Opener, Served};
 pub use http::OPENAPI;
 
@@ -71,6 +76,10 @@ pub struct ServeConfig {
     pub queue_wait: Duration,
     /// Connections served at once.
     pub max_connections: usize,
+    /// Request-body bytes buffered at once over all connections; at least
+    /// `bounds.max_body_bytes`, or a body within that limit may never fit
+    /// (`warp serve` refuses such flags).
+    pub max_buffered_body_bytes: usize,
     /// Longest time to receive a request's headers.
     pub header_timeout: Duration,
     /// Longest time to receive a request's body.
@@ -85,9 +94,10 @@ pub struct ServeConfig {
 
 impl ServeConfig {
     /// Defaults around `opener`: loopback port 0, open access, 64 queries in
-    /// flight, a queue of 256 waiting at most 1 s, 1024 connections, 10 s
-    /// for headers and for the body, a 30 s grace, a manifest check every
-    /// 2 s, live `P`, [`RequestBounds::default`].
+    /// flight, a queue of 256 waiting at most 1 s, 1024 connections,
+    /// [`DEFAULT_MAX_BUFFERED_BODY_BYTES`] of request bodies buffered at
+    /// once, 10 s for headers and for the body, a 30 s grace, a manifest
+    /// check every 2 s, live `P`, [`RequestBounds::default`].
     pub fn new(opener: Opener) -> Self {
         Self {
             opener,
@@ -99,6 +109,7 @@ impl ServeConfig {
             max_queue: 256,
             queue_wait: Duration::from_secs(1),
             max_connections: 1024,
+            max_buffered_body_bytes: DEFAULT_MAX_BUFFERED_BODY_BYTES,
             header_timeout: Duration::from_secs(10),
             body_timeout: Duration::from_secs(10),
             grace: Duration::from_secs(30),
@@ -150,6 +161,7 @@ impl Server {
             access: cfg.access.clone(),
             queue_wait: cfg.queue_wait,
             body_timeout: cfg.body_timeout,
+            body_budget: body::BodyBudget::new(cfg.max_buffered_body_bytes),
             draining: AtomicBool::new(false),
         });
         let (stop, stopped) = watch::channel(false);
