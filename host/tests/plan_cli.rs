@@ -65,3 +65,22 @@ fn component_and_native_print_the_same_on_every_vector() {
     }
     assert!(count >= 50);
 }
+
+/// An integer beyond u64 (`k_max` = 2^64, which serde_json reads as an f64)
+/// is refused in one line naming the field and its range, the same through
+/// both runtimes, not echoed as the float `1.8446744073709552e+19`.
+#[test]
+fn an_integer_beyond_u64_is_refused_as_out_of_range() {
+    let instance = r#"{"intervals": [[0, 10]], "k_max": 18446744073709551616, "parallelism": 8.0,
+        "surrogate": {"affine": {"fixed_ms": 25.0, "per_mib_ms": 5.0}}}"#;
+    for native in [false, true] {
+        let out = run(instance, native);
+        assert_eq!(out.status.code(), Some(2), "native {native}");
+        assert_eq!(
+            String::from_utf8_lossy(&out.stderr),
+            "error: k_max: must be an integer in 0..=18446744073709551615, got a number outside that range\n",
+            "native {native}"
+        );
+        assert!(out.stdout.is_empty());
+    }
+}

@@ -41,16 +41,34 @@ fn err(field: impl Into<String>, message: impl Into<String>) -> PlanError {
     }
 }
 
+/// `2^64`, the first whole number above `u64`: serde_json reads a larger
+/// integer as an `f64`.
+const TWO_POW_64: f64 = 18_446_744_073_709_551_616.0;
+/// `-2^63`, `i64::MIN`: serde_json reads a smaller integer as an `f64`
+/// (which may round to `-2^63` itself).
+const MINUS_TWO_POW_63: f64 = -9_223_372_036_854_775_808.0;
+
 fn as_u64(v: &Value, field: &str) -> Result<u64, PlanError> {
-    v.as_u64().ok_or_else(|| {
-        err(
-            field,
+    if let Some(n) = v.as_u64() {
+        return Ok(n);
+    }
+    // serde_json reads an integer above u64 (or below i64) as the nearest
+    // f64, so echoing the value would show a float the document never held
+    // (`18446744073709551616` as `1.8446744073709552e+19`): a number there
+    // is refused as out of range, without the echo.
+    let message = match v.as_f64() {
+        Some(f) if v.is_f64() && (f >= TWO_POW_64 || f <= MINUS_TWO_POW_63) => {
             format!(
-                "expected an unsigned 64-bit integer, got {}",
-                echo(&v.to_string())
-            ),
-        )
-    })
+                "must be an integer in 0..={}, got a number outside that range",
+                u64::MAX
+            )
+        }
+        _ => format!(
+            "expected an unsigned 64-bit integer, got {}",
+            echo(&v.to_string())
+        ),
+    };
+    Err(err(field, message))
 }
 
 fn as_f64(v: &Value, field: &str) -> Result<f64, PlanError> {

@@ -87,6 +87,47 @@ fn u64_offsets_survive_exactly() {
     assert_eq!(v["ranges"][0][0].as_u64(), Some(18446744073709551000));
 }
 
+/// An integer literal beyond the field's type (serde_json reads one above
+/// `u64`, or below `i64`, as the nearest `f64`) is refused as out of range,
+/// naming the field, not echoed as the float it was read as
+/// (`got 1.8446744073709552e+19` for `18446744073709551616`).
+#[test]
+fn integers_beyond_u64_are_refused_as_out_of_range() {
+    let with = |k_max: &str, offset: &str| {
+        base()
+            .to_string()
+            .replace(r#""k_max":2"#, &format!(r#""k_max":{k_max}"#))
+            .replacen("[0,4096]", &format!("[{offset},4096]"), 1)
+    };
+    let out_of_range =
+        "must be an integer in 0..=18446744073709551615, got a number outside that range";
+    for big in [
+        "18446744073709551616",
+        "18446744073709551617",
+        "340282366920938463463374607431768211456",
+        "-9223372036854775809",
+        "-100000000000000000000",
+        "1.8446744073709552e19",
+    ] {
+        let e = plan_json(&with(big, "0")).unwrap_err().to_string();
+        assert_eq!(e, format!("k_max: {out_of_range}"), "{big}");
+        let e = plan_json(&with("2", big)).unwrap_err().to_string();
+        assert_eq!(e, format!("intervals[0].offset: {out_of_range}"), "{big}");
+    }
+    // The range's ends still read; what serde_json reads exactly is echoed.
+    assert!(plan_json(&with("18446744073709551615", "0")).is_ok());
+    let e = plan_json(&with("-9223372036854775808", "0")).unwrap_err();
+    assert_eq!(
+        e.to_string(),
+        "k_max: expected an unsigned 64-bit integer, got -9223372036854775808"
+    );
+    let e = plan_json(&with("2.5", "0")).unwrap_err();
+    assert_eq!(
+        e.to_string(),
+        "k_max: expected an unsigned 64-bit integer, got 2.5"
+    );
+}
+
 #[test]
 fn malformed_documents_name_the_field() {
     assert!(err(json!([1, 2])).starts_with("$: expected an object"));

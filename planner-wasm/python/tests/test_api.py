@@ -231,6 +231,20 @@ class Refusals(unittest.TestCase):
         self.refused("groups", wp.evaluate, IVS, 7)
         self.refused("groups[0].last", wp.evaluate, IVS, [(0, "2")])
 
+    def test_integers_beyond_u64_are_out_of_range_as_natively(self):
+        """An integer beyond u64 (or below i64) is refused as out of range naming the
+        field, the line `warp plan` prints (native reads such a literal as an f64, so
+        it echoes no value), never as the float it was read as."""
+        line = "k_max: must be an integer in 0..=18446744073709551615, got a number outside that range"
+        for k in ("18446744073709551616", "-9223372036854775809", "1.8446744073709552e19"):
+            doc = ('{"intervals": [[0, 10]], "k_max": %s, "parallelism": 8.0, '
+                   '"surrogate": {"affine": {"fixed_ms": 25.0, "per_mib_ms": 5.0}}}' % k)
+            e = self.refused("k_max", wp.plan_document, doc)
+            self.assertEqual(e.message, line, k)
+        e = self.refused("intervals[0].offset", wp.plan, [(1 << 64, 10)])
+        self.assertEqual(e.message, line.replace("k_max", "intervals[0].offset"))
+        self.refused("k_max", wp.plan, IVS, k_max=-1, contains="expected an unsigned 64-bit integer, got -1")
+
     def test_argument_types_are_refused_naming_the_argument(self):
         """A value of the wrong type for a public constructor or function is a
         `PlanError` (still a `ValueError`) naming the argument and what it takes,

@@ -14,6 +14,8 @@ from typing import Any
 from ._types import Affine, Coalesce, Interval, PlanError, Piecewise
 
 U64_MAX = (1 << 64) - 1
+TWO_POW_63 = 1 << 63
+TWO_POW_64 = 1 << 64
 U32_MAX = (1 << 32) - 1
 ECHO_MAX = 64
 METHOD_NAMES = ("warp", "exact", "frontier", "lagrangian", "min_w", "min_b", "separate",
@@ -65,9 +67,19 @@ def fail(field: str, message: str) -> PlanError:
     return PlanError(field, f"{field}: {message}")
 
 
+def _beyond_json_integers(v: int | float) -> bool:
+    """Whether the native decoder reads `v` as an f64 that an integer literal may
+    have rounded to (at or above 2^64, at or below -2^63), which it refuses as
+    out of range without echoing (it does not know the literal)."""
+    return v >= TWO_POW_64 or (v <= -TWO_POW_63 if isinstance(v, float) else v < -TWO_POW_63)
+
+
 def _uint(v: Any, field: str, top: int, bits: int) -> int:
     """An integer in `0..=top` (a Python int or anything with `__index__`, never a bool or float)."""
-    if not isinstance(v, bool) and not isinstance(v, float):
+    i: int | float | None = None
+    if isinstance(v, float):
+        i = v
+    elif not isinstance(v, bool):
         try:
             i = operator.index(v)
         except TypeError:
@@ -75,6 +87,8 @@ def _uint(v: Any, field: str, top: int, bits: int) -> int:
         else:
             if 0 <= i <= top:
                 return i
+    if bits == 64 and i is not None and _beyond_json_integers(i):
+        raise fail(field, f"must be an integer in 0..={U64_MAX}, got a number outside that range")
     raise fail(field, f"expected an unsigned {bits}-bit integer, got {echo(render(v))}")
 
 
