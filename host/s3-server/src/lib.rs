@@ -9,8 +9,8 @@
 //! - Every GET follows the simulated-S3 model of [`warp_latency_model`], the
 //!   same implementation `warp --simulate s3` uses: headers at the first
 //!   byte, then the body streamed at its own pace and its share of the link,
-//!   with the lognormal spread and the seeded tail. Sleeps use a timer finer
-//!   than tokio's millisecond ([`timer`]).
+//!   with the lognormal spread and the seeded tail. Sleeps use tokio's
+//!   timer aimed half a tick early, within ±0.5 ms ([`timer`]).
 //! - Seeded faults ([`faults`]): 503, 500, connection reset, truncated body,
 //!   shifted `Content-Range`, flipped byte, delayed headers, stalled body.
 //! - A meter ([`meter`]) counts requests, GETs, bytes, concurrency and

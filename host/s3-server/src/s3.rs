@@ -11,13 +11,13 @@ use futures::StreamExt;
 use s3s::crypto::{Checksum, Md5};
 use s3s::dto::*;
 use s3s::{S3, S3Error, S3ErrorCode, S3Request, S3Response, S3Result, s3_error};
-use warp_latency_model::{PacedBody, sleep_until};
+use warp_latency_model::{PacedBody, TokioTimer};
 
 use crate::context::RequestContext;
 use crate::faults::Fault;
 use crate::state::State;
 use crate::storage::{Listed, Object, StorageError};
-use crate::timer::PreciseTimer;
+use crate::timer;
 
 /// Most keys one listing page returns (S3's bound).
 const MAX_LIST_KEYS: i32 = 1000;
@@ -410,7 +410,7 @@ impl S3 for Backend {
         if drawn.fault == Some(Fault::Delay) {
             transfer.delay_headers(drawn.delay);
         }
-        sleep_until(&PreciseTimer, transfer.headers_at()).await;
+        timer::sleep_until_about(transfer.headers_at()).await;
         match drawn.fault {
             Some(Fault::SlowDown) => {
                 return Err(s3_error!(
@@ -447,8 +447,9 @@ impl S3 for Backend {
         let mut paced = PacedBody::new(
             futures::stream::iter(body_items(slices, keep)),
             transfer,
-            PreciseTimer,
-        );
+            TokioTimer,
+        )
+        .with_lead(timer::LEAD);
         if drawn.fault == Some(Fault::Stall) {
             paced = paced.with_stall(len / 2, drawn.stall);
         }
@@ -496,7 +497,7 @@ impl S3 for Backend {
         }
         // A HEAD is a GET without a body: it waits the first byte.
         let transfer = self.state.model().start_at(issued, 0);
-        sleep_until(&PreciseTimer, transfer.headers_at()).await;
+        timer::sleep_until_about(transfer.headers_at()).await;
         Ok(S3Response::new(HeadObjectOutput {
             content_length: i64::try_from(object.len).ok(),
             accept_ranges: Some("bytes".into()),

@@ -53,15 +53,16 @@ async fn a_lone_get_takes_first_byte_plus_its_size() {
             assert_eq!(n, 2 << 20);
             two = two.min(ms(t.elapsed()));
         }
-        // 30 ms + 20 ms/MiB · x: the model never delivers early (the lower
-        // bounds are exact); the upper ones leave room for a busy machine
-        // (the suite runs these tests side by side on 2 cores).
-        assert!((30.0..45.0).contains(&tiny), "1 KiB: {tiny} ms");
+        // 30 ms + 20 ms/MiB · x: warp-s3 sends at most half a millisecond
+        // early (`timer::LEAD`: the lower bounds are exact); the upper ones
+        // leave room for a busy machine (the suite runs these tests side by
+        // side on 2 cores).
+        assert!((29.5..45.0).contains(&tiny), "1 KiB: {tiny} ms");
         assert!(
-            (30.0..45.0).contains(&header),
+            (29.5..45.0).contains(&header),
             "headers of 2 MiB: {header} ms (at the first byte)"
         );
-        assert!((70.0..90.0).contains(&two), "2 MiB: {two} ms");
+        assert!((69.5..90.0).contains(&two), "2 MiB: {two} ms");
         srv.stop().await;
     })
     .await;
