@@ -57,7 +57,7 @@ pub use measure::{
 pub use nnls::nnls;
 pub use plot::plot_svg;
 pub use report::{Calibration, ConcurrencyFits, Recovered};
-pub use spec::SurrogateSpec;
+pub use spec::{MAX_SURROGATE_BYTES, SurrogateSpec};
 pub use stats::{SizeStats, percentile, summarize};
 pub use target::{SCRATCH_PREFIX, Target};
 

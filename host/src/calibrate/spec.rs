@@ -7,7 +7,15 @@ use planner_core::{Breakpoint, Surrogate};
 use serde::{Deserialize, Serialize};
 
 use crate::error::{Error, Result};
-use crate::input::{RAISE_INPUT, read_text};
+use crate::input::read_text;
+
+/// The largest surrogate file read, bytes (1 MiB), whatever the general input
+/// bound (`WARP_MAX_INPUT_BYTES`, 64 MiB by default) allows: a surrogate is a
+/// handful of numbers. `warp calibrate --out` writes an affine one in ~50 bytes
+/// and a piecewise one at its default `--sizes 4K..64M` (15 breakpoints) in
+/// under 600; 1 MiB holds some 30 000 breakpoints. A larger file (or an
+/// endless one, `/dev/zero`) is refused once this many bytes are read.
+pub const MAX_SURROGATE_BYTES: u64 = 1 << 20;
 
 /// A request-time surrogate in the ARCHITECTURE §5 form:
 /// `{"affine": {"fixed_ms": 25.0, "per_mib_ms": 5.0}}` or
@@ -29,14 +37,15 @@ pub enum SurrogateSpec {
 
 impl SurrogateSpec {
     /// Reads a surrogate file in this form (e.g. `warp calibrate --out`) of
-    /// at most `limit` bytes; `flag` names it in errors.
+    /// at most `limit` bytes (see [`MAX_SURROGATE_BYTES`]); `flag` names it
+    /// in errors, `raise` says how to raise the limit.
     ///
     /// # Errors
     /// [`Error::Input`] / [`Error::Io`] for a too large or unreadable file,
     /// [`Error::Config`] on `flag` when it is not this form, and
     /// [`SurrogateSpec::to_surrogate`]'s errors.
-    pub fn read(path: &Path, flag: &str, limit: u64) -> Result<Surrogate> {
-        let text = read_text(path, flag, limit, RAISE_INPUT)?;
+    pub fn read(path: &Path, flag: &str, limit: u64, raise: &str) -> Result<Surrogate> {
+        let text = read_text(path, flag, limit, raise)?;
         let spec: SurrogateSpec = serde_json::from_str(text.trim()).map_err(|e| {
             Error::config(
                 flag,

@@ -13,8 +13,8 @@ use serde_json::json;
 use super::args::{
     OutputArgs, at_least_one, layout_name, parse_bytes_nonzero, parse_layout, parse_request_size,
 };
-use crate::calibrate::SurrogateSpec;
 use crate::calibrate::shift::{ShiftReport, ShiftStudy};
+use crate::calibrate::{MAX_SURROGATE_BYTES, SurrogateSpec};
 use crate::config::HostConfigBuilder;
 use crate::error::{Error, Result};
 use crate::ivf::Index;
@@ -59,13 +59,13 @@ pub struct TuneGreedyArgs {
     /// Expected request parallelism P of the plans, >= 1.
     #[arg(long, default_value_t = 8.0, value_parser = at_least_one)]
     pub parallelism: f64,
-    /// Surrogate file (ARCHITECTURE §5 form, e.g. from `warp calibrate --out`; at most $WARP_MAX_INPUT_BYTES); default the S3 affine 25 ms + 5 ms/MiB.
+    /// Surrogate file (ARCHITECTURE §5 form, e.g. from `warp calibrate --out`; at most 1 MiB unless --max-input-bytes says otherwise); default the S3 affine 25 ms + 5 ms/MiB.
     #[arg(long)]
     pub surrogate: Option<PathBuf>,
     /// Seed of the validation dataset; the "other dataset" uses seed + 1 and a different mixture.
     #[arg(long, conflicts_with = "url", default_value_t = 42)]
     pub seed: u64,
-    /// Largest --surrogate file, bytes (K/M/G suffix allowed). Default: $WARP_MAX_INPUT_BYTES or 64M.
+    /// Largest --surrogate file, bytes (K/M/G suffix allowed). Default: 1M, or $WARP_MAX_INPUT_BYTES if smaller.
     #[arg(long, value_parser = parse_bytes_nonzero)]
     pub max_input_bytes: Option<u64>,
     /// Output format (`--json`: the report as JSON instead of the table).
@@ -88,8 +88,14 @@ impl TuneGreedyArgs {
                 if let Some(v) = self.max_input_bytes {
                     b = b.with_max_input_bytes(v);
                 }
-                let limits = b.build()?.limits;
-                SurrogateSpec::read(p, "--surrogate", limits.input_bytes)?
+                let general = b.build()?.limits.input_bytes;
+                // A surrogate is small: its own bound, unless the flag sets one;
+                // a smaller general bound (WARP_MAX_INPUT_BYTES) still applies.
+                let limit = match self.max_input_bytes {
+                    Some(_) => general,
+                    None => general.min(MAX_SURROGATE_BYTES),
+                };
+                SurrogateSpec::read(p, "--surrogate", limit, "--max-input-bytes")?
             }
         };
         Ok(ShiftStudy {
