@@ -1077,3 +1077,61 @@ async fn a_bad_manifest_is_counted_at_every_check_and_a_good_one_is_picked_up() 
     }
     stop(server).await;
 }
+
+/// Fault probe 2, finding: an integer beyond `u64` in a request
+/// (`"k": 18446744073709551616`), which serde_json reads as the nearest
+/// `f64`, was refused as `invalid type: floating point
+/// \`1.8446744073709552e+19\`, expected usize`, a float the body never
+/// held. It is a one-line 400 naming the field and the integers it takes,
+/// in the JSON contract's words (`planner_core::json`), for each integer
+/// field, above `u64` and below `i64`; a fraction keeps serde's line.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_integer_beyond_u64_is_refused_naming_the_field_and_its_range() {
+    let url = "memory://serve-beyond-u64";
+    let (f, _loc) = identity_index(url).await;
+    let server = start(url, None, |c| {
+        c.bounds.max_k = 50;
+        c.bounds.max_nprobe = 7;
+        c.bounds.max_deadline = Duration::from_secs(30);
+    })
+    .await;
+    let addr = server.local_addr();
+    let vector = serde_json::to_string(&query(&f, 0)).unwrap();
+    let answers = tokio::task::spawn_blocking(move || {
+        let mut answers = Vec::new();
+        for (field, range) in [
+            ("k", "1..=50"),
+            ("nprobe", "1..=7"),
+            ("k_max", "1..=1048576"),
+            ("deadline_ms", "1..=30000"),
+        ] {
+            for number in ["18446744073709551616", "-99999999999999999999", "1e300"] {
+                let body = format!(r#"{{"vector": {vector}, "{field}": {number}}}"#);
+                let (status, _, text) = http(addr, "POST", "/v1/search", &[], &body);
+                let want = format!(
+                    "{field}: must be an integer in {range}, got a number outside that range"
+                );
+                answers.push((status, text, field, want));
+            }
+        }
+        let body = format!(r#"{{"vector": {vector}, "k": 2.5}}"#);
+        let (status, _, text) = http(addr, "POST", "/v1/search", &[], &body);
+        (answers, status, text)
+    })
+    .await;
+    stop(server).await;
+    let (answers, status, text) = answers.unwrap();
+    for (status, text, field, want) in answers {
+        assert_eq!(status, 400, "{text}");
+        let v: Value = serde_json::from_str(&text).unwrap();
+        assert_eq!(v["field"], json!(field), "{v}");
+        assert_eq!(v["error"], json!(want), "{v}");
+    }
+    assert_eq!(status, 400, "{text}");
+    let v: Value = serde_json::from_str(&text).unwrap();
+    let e = v["error"].as_str().unwrap();
+    assert!(
+        e.starts_with("k: invalid type: floating point `2.5`, expected usize at line 1"),
+        "{v}"
+    );
+}

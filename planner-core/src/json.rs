@@ -48,6 +48,22 @@ const TWO_POW_64: f64 = 18_446_744_073_709_551_616.0;
 /// (which may round to `-2^63` itself).
 const MINUS_TWO_POW_63: f64 = -9_223_372_036_854_775_808.0;
 
+/// Whether `f`, a number serde_json read as an `f64`, lies beyond the
+/// integers it reads exactly: at or above `2^64` or at or below `-2^63`.
+/// An integer literal there (`18446744073709551616`) arrives as the nearest
+/// `f64`, so such a number is refused with [`outside_integer_range`], which
+/// echoes nothing, rather than shown as a float the document never held.
+pub fn beyond_exact_integers(f: f64) -> bool {
+    f >= TWO_POW_64 || f <= MINUS_TWO_POW_63
+}
+
+/// The refusal of a number [`beyond_exact_integers`] in a field that takes
+/// the integers `lo..=hi`: `must be an integer in lo..=hi, got a number
+/// outside that range` (the field's name goes before it).
+pub fn outside_integer_range(lo: u64, hi: u64) -> String {
+    format!("must be an integer in {lo}..={hi}, got a number outside that range")
+}
+
 fn as_u64(v: &Value, field: &str) -> Result<u64, PlanError> {
     if let Some(n) = v.as_u64() {
         return Ok(n);
@@ -57,12 +73,7 @@ fn as_u64(v: &Value, field: &str) -> Result<u64, PlanError> {
     // (`18446744073709551616` as `1.8446744073709552e+19`): a number there
     // is refused as out of range, without the echo.
     let message = match v.as_f64() {
-        Some(f) if v.is_f64() && (f >= TWO_POW_64 || f <= MINUS_TWO_POW_63) => {
-            format!(
-                "must be an integer in 0..={}, got a number outside that range",
-                u64::MAX
-            )
-        }
+        Some(f) if v.is_f64() && beyond_exact_integers(f) => outside_integer_range(0, u64::MAX),
         _ => format!(
             "expected an unsigned 64-bit integer, got {}",
             echo(&v.to_string())

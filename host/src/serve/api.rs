@@ -1,9 +1,13 @@
 //! The JSON of `POST /v1/search`: the request, its bounds, and errors that
 //! name the field (`host/src/serve/openapi.json` is the contract; ARCHITECTURE §10).
 
+use std::fmt;
+use std::marker::PhantomData;
 use std::time::Duration;
 
+use planner_core::json::{beyond_exact_integers, outside_integer_range};
 use serde::Deserialize;
+use serde::de::{self, Deserializer, Unexpected, Visitor};
 use serde_json::{Value, json};
 
 use crate::cli::search_opts::MAX_K_MAX;
@@ -88,20 +92,85 @@ pub struct SearchRequest {
     /// A batch of query vectors (answered in order).
     pub vectors: Option<Vec<Vec<f64>>>,
     /// Neighbours per query (default: the server's `--k`).
-    pub k: Option<usize>,
+    pub k: Option<Integer<usize>>,
     /// Lists probed (default: the server's `--nprobe`).
-    pub nprobe: Option<usize>,
+    pub nprobe: Option<Integer<usize>>,
     /// Request budget `K_max` of each planned fetch, `1..=1048576`: at
     /// most that many GETs per fetch (hedges aside), which bounds the
     /// query's GET charge (default: the server's `--k-max`, else at most
     /// one per probed list).
-    pub k_max: Option<usize>,
+    pub k_max: Option<Integer<usize>>,
     /// Planning method (a `warp query --method` spelling).
     pub method: Option<String>,
     /// Deadline of the whole request, ms, from its arrival.
-    pub deadline_ms: Option<u64>,
+    pub deadline_ms: Option<Integer<u64>>,
     /// Also return the planning instances and plans.
     pub explain: Option<bool>,
+}
+
+/// An integer field as sent: its value, or a number [beyond the integers
+/// serde_json reads exactly](beyond_exact_integers) (an integer literal above
+/// `u64` or below `i64`, which it reads as the nearest `f64`), refused by
+/// [`SearchRequest::validate`] naming the field's range rather than echoed as
+/// a float the body never held. Anything else that is not a `T` is refused
+/// when parsing, in serde's words (`invalid type: floating point \`2.5\`,
+/// expected usize`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Integer<T> {
+    /// The value sent.
+    Value(T),
+    /// A number beyond the integers serde_json reads exactly.
+    OutOfRange,
+}
+
+impl<T> Integer<T> {
+    /// The value, or for [`Integer::OutOfRange`] a 400 naming `field` and
+    /// its range `lo..=hi` in the JSON contract's words.
+    fn within(self, field: &str, lo: u64, hi: u64) -> Result<T, ApiError> {
+        match self {
+            Self::Value(v) => Ok(v),
+            Self::OutOfRange => Err(ApiError::field(field, outside_integer_range(lo, hi))),
+        }
+    }
+}
+
+impl<'de, T: TryFrom<u64>> Deserialize<'de> for Integer<T> {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        d.deserialize_u64(IntegerVisitor(PhantomData))
+    }
+}
+
+/// Reads an [`Integer`]: what serde's visitor of `T` accepts and refuses,
+/// with its words, but a float beyond the exact integers is `OutOfRange`.
+struct IntegerVisitor<T>(PhantomData<T>);
+
+impl<T: TryFrom<u64>> Visitor<'_> for IntegerVisitor<T> {
+    type Value = Integer<T>;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(std::any::type_name::<T>())
+    }
+
+    fn visit_u64<E: de::Error>(self, v: u64) -> Result<Self::Value, E> {
+        T::try_from(v)
+            .map(Integer::Value)
+            .map_err(|_| E::invalid_value(Unexpected::Unsigned(v), &self))
+    }
+
+    fn visit_i64<E: de::Error>(self, v: i64) -> Result<Self::Value, E> {
+        match u64::try_from(v) {
+            Ok(v) => self.visit_u64(v),
+            Err(_) => Err(E::invalid_value(Unexpected::Signed(v), &self)),
+        }
+    }
+
+    fn visit_f64<E: de::Error>(self, v: f64) -> Result<Self::Value, E> {
+        if beyond_exact_integers(v) {
+            Ok(Integer::OutOfRange)
+        } else {
+            Err(E::invalid_type(Unexpected::Float(v), &self))
+        }
+    }
 }
 
 /// A checked request: the queries (row-major, `dim` each), the parameters
@@ -206,6 +275,7 @@ impl SearchRequest {
         }
         let mut params = base.clone();
         if let Some(k) = self.k {
+            let k = k.within("k", 1, bounds.max_k as u64)?;
             if !(1..=bounds.max_k).contains(&k) {
                 return Err(ApiError::field(
                     "k",
@@ -215,6 +285,7 @@ impl SearchRequest {
             params.k = k;
         }
         if let Some(n) = self.nprobe {
+            let n = n.within("nprobe", 1, bounds.max_nprobe as u64)?;
             if !(1..=bounds.max_nprobe).contains(&n) {
                 return Err(ApiError::field(
                     "nprobe",
@@ -224,6 +295,7 @@ impl SearchRequest {
             params.nprobe = n;
         }
         if let Some(n) = self.k_max {
+            let n = n.within("k_max", 1, MAX_K_MAX)?;
             if !(1..=MAX_K_MAX as usize).contains(&n) {
                 return Err(ApiError::field(
                     "k_max",
@@ -237,7 +309,14 @@ impl SearchRequest {
                 .map_err(|e| ApiError::field("method", crate::error::bound(&e, 300)))?;
         }
         params.explain = self.explain.unwrap_or(false);
-        let deadline = match self.deadline_ms {
+        let deadline_ms = self
+            .deadline_ms
+            .map(|ms| {
+                let max = u64::try_from(bounds.max_deadline.as_millis()).unwrap_or(u64::MAX);
+                ms.within("deadline_ms", 1, max)
+            })
+            .transpose()?;
+        let deadline = match deadline_ms {
             None => bounds.default_deadline,
             Some(0) => return Err(ApiError::field("deadline_ms", "must be >= 1")),
             Some(ms) if Duration::from_millis(ms) > bounds.max_deadline => {
@@ -314,6 +393,72 @@ mod tests {
         assert_eq!(field_of(r#"not json"#), "body");
         let many = format!(r#"{{"vectors": [{}]}}"#, vec!["[1, 2, 3]"; 65].join(","));
         assert_eq!(field_of(&many), "vectors");
+    }
+
+    fn message_of(body: &str) -> String {
+        check(body).unwrap_err().message
+    }
+
+    /// Fault probe 2: an integer beyond `u64` (or below `i64`), which
+    /// serde_json reads as an `f64`, is refused naming the field and its
+    /// range, not echoed as that float; every other bad integer keeps
+    /// serde's words.
+    #[test]
+    fn an_integer_beyond_u64_names_the_field_and_its_range() {
+        let v = r#""vector": [1, 2, 3]"#;
+        let big = format!("1{}", "0".repeat(30));
+        for (field, range) in [
+            ("k", "1..=1000"),
+            ("nprobe", "1..=4096"),
+            ("k_max", "1..=1048576"),
+            ("deadline_ms", "1..=60000"),
+        ] {
+            for n in [
+                "18446744073709551616",
+                "-9223372036854775809",
+                "1e300",
+                &big,
+            ] {
+                assert_eq!(
+                    message_of(&format!("{{{v}, \"{field}\": {n}}}")),
+                    format!(
+                        "{field}: must be an integer in {range}, got a number outside that range"
+                    ),
+                    "{field}: {n}"
+                );
+            }
+        }
+        // What serde_json says of `n` as a `T`, without its position.
+        fn serde_says<T: serde::de::DeserializeOwned + fmt::Debug>(n: &str) -> String {
+            let e = serde_json::from_str::<T>(n).unwrap_err().to_string();
+            e.split(" at line").next().unwrap().to_string()
+        }
+        for n in [
+            "-1",
+            "2.5",
+            "1e19",
+            "-9223372036854775808",
+            "\"ten\"",
+            "true",
+            "[1]",
+        ] {
+            for (field, want) in [
+                ("k", serde_says::<usize>(n)),
+                ("nprobe", serde_says::<usize>(n)),
+                ("k_max", serde_says::<usize>(n)),
+                ("deadline_ms", serde_says::<u64>(n)),
+            ] {
+                let m = message_of(&format!("{{{v}, \"{field}\": {n}}}"));
+                assert!(m.starts_with(&format!("{field}: {want} at line 1")), "{m}");
+            }
+        }
+        assert_eq!(
+            serde_says::<usize>("2.5"),
+            "invalid type: floating point `2.5`, expected usize"
+        );
+        let c = check(&format!("{{{v}, \"k\": 7, \"deadline_ms\": null}}")).unwrap();
+        assert_eq!(c.params.k, 7);
+        assert_eq!(c.deadline, Duration::from_secs(10));
     }
 
     #[test]
