@@ -163,8 +163,16 @@ export declare function frontier(intervals: readonly Interval[], options: Fronti
 export declare function evaluate(intervals: readonly Interval[], groups: readonly Group[], options: EvaluateOptions): Summary;
 
 /**
- * Sets the planner's workspace limit, bytes (default 1 GiB): a method whose
- * workspace for an instance would exceed it is refused (`kind` `'memory-limit'`).
+ * The largest workspace limit, bytes (2016 MiB): what the component's 4 GiB
+ * memory can hold (`planner_core::Planner::MAX_GUEST_MEMORY_LIMIT`).
+ */
+export declare const MAX_MEMORY_LIMIT: 2113929216n;
+
+/**
+ * Sets the planner's workspace limit, bytes (default 1 GiB, at most
+ * {@link MAX_MEMORY_LIMIT}): a method whose workspace for an instance would
+ * exceed it is refused (`kind` `'memory-limit'`).
+ * @throws {PlanError} for a limit above {@link MAX_MEMORY_LIMIT}.
  */
 export declare function setMemoryLimit(bytes: U64): void;
 

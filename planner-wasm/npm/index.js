@@ -302,11 +302,24 @@ export function evaluate(intervals, groups, options) {
 }
 
 /**
- * Sets the planner's workspace limit, bytes (default 1 GiB): a method whose
- * workspace would exceed it is refused with a `memory-limit` PlanError.
+ * The largest workspace limit, bytes (2016 MiB): what the component's 4 GiB
+ * memory can hold, `planner_core::Planner::MAX_GUEST_MEMORY_LIMIT` (checked
+ * equal by tests/tests/component.rs). `setMemoryLimit` refuses a larger one, as
+ * the native host refuses a larger `plan_memory_bytes`; the component would lower it.
+ */
+export const MAX_MEMORY_LIMIT = 2_113_929_216n;
+
+/**
+ * Sets the planner's workspace limit, bytes (default 1 GiB, at most
+ * MAX_MEMORY_LIMIT): a method whose workspace would exceed it is refused with
+ * a `memory-limit` PlanError.
  */
 export function setMemoryLimit(bytes) {
-  wit.setMemoryLimit(u64(bytes, 'bytes'));
+  const limit = u64(bytes, 'bytes');
+  if (limit > MAX_MEMORY_LIMIT) {
+    throw refuse('bytes', `must be at most ${MAX_MEMORY_LIMIT} bytes (2016 MiB: the component's 4 GiB memory holds no larger workspace), got ${show(bytes)}`);
+  }
+  wit.setMemoryLimit(limit);
 }
 
 // --- reordering -----------------------------------------------------------

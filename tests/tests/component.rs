@@ -387,6 +387,49 @@ fn a_limit_above_the_guests_memory_refuses_instead_of_trapping() {
     );
 }
 
+/// The Python and npm packages refuse a workspace limit above what the
+/// component can hold with their own `MAX_MEMORY_LIMIT` (the component exports
+/// no constants): each is this crate's [`Planner::MAX_GUEST_MEMORY_LIMIT`], as
+/// its one definition line in the package's source spells it.
+#[test]
+fn the_packages_max_memory_limit_is_the_guests() {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+    for (file, prefix, suffix) in [
+        (
+            "planner-wasm/python/src/warp_planner/_component.py",
+            "MAX_MEMORY_LIMIT = ",
+            "",
+        ),
+        (
+            "planner-wasm/npm/index.js",
+            "export const MAX_MEMORY_LIMIT = ",
+            "n;",
+        ),
+        (
+            "planner-wasm/npm/index.d.ts",
+            "export declare const MAX_MEMORY_LIMIT: ",
+            "n;",
+        ),
+    ] {
+        let text = std::fs::read_to_string(root.join(file)).unwrap();
+        let values: Vec<u64> = text
+            .lines()
+            .filter_map(|line| line.strip_prefix(prefix))
+            .map(|v| {
+                let digits = v.strip_suffix(suffix).unwrap_or(v).replace('_', "");
+                digits
+                    .parse()
+                    .unwrap_or_else(|e| panic!("{file}: {v}: {e}"))
+            })
+            .collect();
+        assert_eq!(
+            values,
+            [Planner::MAX_GUEST_MEMORY_LIMIT],
+            "{file}: the lines starting {prefix:?}"
+        );
+    }
+}
+
 #[test]
 fn evaluate_summarizes_a_callers_plan_and_checks_the_partition() {
     let mut c = PlannerComponent::new().unwrap();

@@ -8,7 +8,7 @@ import { createHash } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import * as warp from 'warp-planner';
-import { coaccessGap, evaluate, frontier, plan, PlanError, reorder, S3_SURROGATE, setMemoryLimit, WIT_PACKAGE } from 'warp-planner';
+import { coaccessGap, evaluate, frontier, MAX_MEMORY_LIMIT, plan, PlanError, reorder, S3_SURROGATE, setMemoryLimit, WIT_PACKAGE } from 'warp-planner';
 import { bits, componentPath, installedDir, repo } from './helpers.mjs';
 
 const base = { kMax: 12, parallelism: 8, surrogate: S3_SURROGATE };
@@ -64,7 +64,7 @@ test('the installed copy: version, contents, no dependencies or install scripts,
   const bytes = readFileSync(componentPath());
   assert.equal(info.witPackage, WIT_PACKAGE);
   assert.deepEqual(info.component, { bytes: bytes.length, sha256: createHash('sha256').update(bytes).digest('hex') });
-  assert.deepEqual(Object.keys(warp).sort(), ['DEFAULT_FRONTIER_POINTS', 'DEFAULT_LAYOUT_DIMS', 'MAX_DEADLINE_MS', 'PlanError', 'PlannerWorker',
+  assert.deepEqual(Object.keys(warp).sort(), ['DEFAULT_FRONTIER_POINTS', 'DEFAULT_LAYOUT_DIMS', 'MAX_DEADLINE_MS', 'MAX_MEMORY_LIMIT', 'PlanError', 'PlannerWorker',
     'S3_SURROGATE', 'WIT_PACKAGE', 'coaccessGap', 'evaluate', 'frontier', 'plan', 'reorder', 'setMemoryLimit']);
 });
 
@@ -200,6 +200,28 @@ test('setMemoryLimit: a method whose workspace exceeds it is refused, and planni
   }
   assert.deepEqual(plan(n64, opts), ok);
   assert.throws(() => setMemoryLimit(-1), PlanError);
+});
+
+// Fault probe 2: a limit above what the component can hold
+// (planner_core::Planner::MAX_GUEST_MEMORY_LIMIT, 2016 MiB) was taken and
+// silently lowered to it by the component; it is refused, as the native host
+// refuses such a plan_memory_bytes. The maximum itself is held as given: an
+// instance needing more is refused naming it.
+test('setMemoryLimit: a limit above the component\'s maximum is refused naming it', () => {
+  assert.equal(MAX_MEMORY_LIMIT, 2016n << 20n);
+  for (const [bad, shown] of [[MAX_MEMORY_LIMIT + 1n, `${MAX_MEMORY_LIMIT + 1n}n`], [2 ** 32, '4294967296'], [(1n << 64n) - 1n, '18446744073709551615n']]) {
+    const e = refused(() => setMemoryLimit(bad), 'bytes');
+    assert.equal(e.message, `bytes: must be at most 2113929216 bytes (2016 MiB: the component's 4 GiB memory holds no larger workspace), got ${shown}`);
+  }
+  const ivs = Array.from({ length: 24_000 }, (_, i) => [i * 100, 10]);
+  try {
+    setMemoryLimit(MAX_MEMORY_LIMIT);
+    const e = refused(() => plan(ivs, { kMax: 24_000, parallelism: 8, surrogate: S3_SURROGATE, method: 'exact' }), 'k_max', 'memory-limit');
+    assert.equal(e.detail.limit, MAX_MEMORY_LIMIT);
+    assert.ok(e.message.includes(`over the limit of ${MAX_MEMORY_LIMIT} bytes`), e.message);
+  } finally {
+    setMemoryLimit(1n << 30n);
+  }
 });
 
 test('reorder: default layout, spellings, query-log forms and typed arrays agree; refusals name the field', () => {

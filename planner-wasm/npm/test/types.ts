@@ -2,7 +2,7 @@
 // INSTALLED package's index.d.ts: the uses that must compile, and misuses that
 // must not, each under an expect-error directive (tsc fails if one compiles).
 import {
-  coaccessGap, evaluate, frontier, MAX_DEADLINE_MS, plan, PlanError, PlannerWorker, reorder, S3_SURROGATE, setMemoryLimit, WIT_PACKAGE,
+  coaccessGap, evaluate, frontier, MAX_DEADLINE_MS, MAX_MEMORY_LIMIT, plan, PlanError, PlannerWorker, reorder, S3_SURROGATE, setMemoryLimit, WIT_PACKAGE,
   type FrontierPoint, type Interval, type Plan, type Request, type Summary,
 } from 'warp-planner';
 
@@ -22,6 +22,8 @@ const count: number = s.requestCount;
 const f: FrontierPoint[] = frontier(intervals, { kMax: 8, parallelism: 8, surrogate: S3_SURROGATE, exact: true, maxPoints: 16 });
 const cap: bigint = f[0].cap;
 setMemoryLimit(1n << 30n);
+const maxLimit: bigint = MAX_MEMORY_LIMIT;
+setMemoryLimit(maxLimit);
 const order: Uint32Array = reorder({ centroids: new Float32Array(8), dim: 2, sizes: [1, 2, 3, 4], queries: [[0, 1], [2]] }, { method: 'pca_zorder', dims: 2 });
 const gap: number = coaccessGap(order, [1n, 2n, 3n, 4n], { probes: [0, 1, 2], probeOffsets: [0, 2, 3] });
 try {

@@ -171,6 +171,24 @@ class Refusals(unittest.TestCase):
         planner.set_memory_limit(wp.DEFAULT_MEMORY_LIMIT)
         self.assertEqual(len(planner.plan(ivs, k_max=100, method="exact").requests) <= 100, True)
 
+    def test_a_memory_limit_above_the_components_is_refused(self):
+        """Fault probe 2: a limit above what the component can hold
+        (`planner_core::Planner::MAX_GUEST_MEMORY_LIMIT`, 2016 MiB) was taken and
+        silently lowered to it by the component; it is refused, as the native host
+        refuses such a `plan_memory_bytes`. The maximum itself is taken and held as
+        given: an instance needing more is refused naming it."""
+        self.assertEqual(wp.MAX_MEMORY_LIMIT, 2016 << 20)
+        planner = wp.Planner()
+        for bad in (wp.MAX_MEMORY_LIMIT + 1, 1 << 32, (1 << 64) - 1):
+            want = (f"memory_limit: must be at most {wp.MAX_MEMORY_LIMIT} bytes (2016 MiB: the component's "
+                    f"4 GiB memory holds no larger workspace), got {bad}")
+            self.assertEqual(self.refused("memory_limit", wp.Planner, memory_limit=bad).message, want)
+            self.assertEqual(self.refused("memory_limit", planner.set_memory_limit, bad).message, want)
+        planner.set_memory_limit(wp.MAX_MEMORY_LIMIT)
+        ivs = [(i * 100, 10) for i in range(24_000)]
+        e = self.refused("k_max", planner.plan, ivs, k_max=24_000, method="exact", kind="memory-limit")
+        self.assertIn(f"over the limit of {wp.MAX_MEMORY_LIMIT} bytes", e.message)
+
     def test_a_call_past_its_deadline_is_stopped_and_the_planner_recovers(self):
         """`frontier` at n = 1024 takes tens of ms in the guest (~67 ms on the 2-vCPU
         VM); at a 10 ms limit the watchdog stops it inside the guest with the native

@@ -21,8 +21,8 @@ from collections.abc import Iterable, Sequence
 from typing import Any
 
 from ._component import (
-    DEFAULT_DIMS, DEFAULT_MEMORY_LIMIT, MAX_DEADLINE_MS, PLANNER_INTERFACE, REORDER_INTERFACE, WIT_PACKAGE,
-    WIT_VERSION, Planner, default_deadline_ms, default_planner,
+    DEFAULT_DIMS, DEFAULT_MEMORY_LIMIT, MAX_DEADLINE_MS, MAX_MEMORY_LIMIT, PLANNER_INTERFACE, REORDER_INTERFACE,
+    WIT_PACKAGE, WIT_VERSION, Planner, default_deadline_ms, default_planner,
 )
 from ._types import (
     S3, Affine, Coalesce, ComponentError, ComponentVersionError, FrontierPoint, Interval, LayoutName, Method,
@@ -32,7 +32,8 @@ from ._types import (
 __version__ = "0.1.0"
 
 __all__ = [
-    "DEFAULT_DIMS", "DEFAULT_MEMORY_LIMIT", "MAX_DEADLINE_MS", "PLANNER_INTERFACE", "REORDER_INTERFACE", "S3",
+    "DEFAULT_DIMS", "DEFAULT_MEMORY_LIMIT", "MAX_DEADLINE_MS", "MAX_MEMORY_LIMIT", "PLANNER_INTERFACE",
+    "REORDER_INTERFACE", "S3",
     "WIT_PACKAGE", "WIT_VERSION", "Affine", "Coalesce", "ComponentError", "ComponentVersionError", "FrontierPoint",
     "Interval", "LayoutName", "Method", "MethodName", "Piecewise", "Plan", "PlanError", "Planner",
     "ReorderError", "Request", "Summary", "Surrogate", "coaccess_gap", "default_deadline_ms", "default_planner",

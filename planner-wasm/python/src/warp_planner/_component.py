@@ -29,6 +29,11 @@ REORDER_INTERFACE = f"warp:planner/reorder@{WIT_VERSION}"
 COMPONENT_PATH = Path(__file__).with_name("planner.wasm")
 DEFAULT_MEMORY_LIMIT = 1 << 30
 """The planner's default workspace limit, bytes (`planner_core::Planner::DEFAULT_MEMORY_LIMIT`)."""
+MAX_MEMORY_LIMIT = 2_113_929_216
+"""The largest workspace limit, bytes (2016 MiB): what the component's 4 GiB
+memory can hold, `planner_core::Planner::MAX_GUEST_MEMORY_LIMIT` (checked
+equal by tests/tests/component.rs). A larger `memory_limit` is refused, as the
+native host refuses a larger `plan_memory_bytes`; the component would lower it."""
 MAX_DEADLINE_MS = 60_000
 """The longest a call may run, ms: the native host's cap (`planner_core::PlanLimits::max_deadline_ms`)."""
 _DEADLINE_BASE_MS = 1_000
@@ -312,8 +317,12 @@ class Planner:
 
     def set_memory_limit(self, limit: int) -> None:
         """The workspace limit of this planner, bytes (default 1 GiB): a method whose
-        workspace for an instance would exceed it is refused (`PlanError`, kind `memory-limit`)."""
+        workspace for an instance would exceed it is refused (`PlanError`, kind `memory-limit`).
+        A limit above `MAX_MEMORY_LIMIT` raises `PlanError`."""
         limit = _check.u64(limit, "memory_limit")
+        if limit > MAX_MEMORY_LIMIT:
+            raise _check.fail("memory_limit", f"must be at most {MAX_MEMORY_LIMIT} bytes (2016 MiB: the "
+                                              f"component's 4 GiB memory holds no larger workspace), got {limit}")
         self._call("set-memory-limit", limit)
         self._memory_limit = limit
 
