@@ -10,11 +10,14 @@
 //! early): each sleep was a timer on async-io's own thread and a hand-off to
 //! a tokio worker, about ten context switches a GET with its 64 KiB body
 //! pieces, and most of the server's CPU. Measured on one cell of the load
-//! grid over warp-s3 (synthetic identity, 1 GiB/s link, `Q` = 32, 13 600
-//! GETs, idle 2-vCPU box): 132 000 context switches and 3.5 s of CPU before,
-//! 21 000 and 1.3 s after; the client on the same cores spent 2.1 s of CPU
-//! instead of 3.1; `warp calibrate` read the first byte 25.56 / 25.57 /
-//! 24.56 ms at concurrency 1 / 8 / 32 (model 25, every slope within 0.1 %).
+//! grid over warp-s3 (synthetic identity, 1 GiB/s link, `Q` = 32,
+//! `object_store_rule`, 13 600 GETs, idle 2-vCPU box): 3.5 s of the
+//! server's CPU before and 132 000 context switches (counted with body
+//! pieces batched 1 ms ahead, which left the CPU at 3.6 s), 1.3 s and
+//! 21 000 after; the client on the same cores spent 2.1 s of CPU instead of
+//! 3.1–3.2; `warp calibrate` read the first byte 25.56 / 25.57 / 24.56 ms at
+//! concurrency 1 / 8 / 32 (model 25, every slope within 0.1 %;
+//! `bench/results/s3-timer-2026-12-06/`).
 
 use std::time::Duration;
 

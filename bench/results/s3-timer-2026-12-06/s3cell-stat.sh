@@ -1,0 +1,26 @@
+#!/usr/bin/env bash
+# usage: s3cell.sh INDEXDIR LINK HOGS -- warp bench flags...   (WARP= binary)
+set -euo pipefail
+# One cell of bench/load-grid.sh, for A/B of two binaries (WARP=…); run from the repo root.
+# On stderr at the end: the CPU time `warp bench` and warp-s3 spent over the run (bash's
+# `time`; warp-s3's utime + stime from /proc/PID/stat, counted from after the upload).
+idx=$1 link=$2 hogs=$3; shift 4
+warp=${WARP:-target/release/warp}
+work=$(mktemp -d); pids=()
+"${WARP_S3:-target/release/warp-s3}" --bind 127.0.0.1:0 --port-file $work/port --access-key g --secret-key g --bucket cell --max-connections 4096 > $work/s3.log 2>&1 &
+srv=$!
+trap 'kill ${pids[@]} $srv 2>/dev/null; rm -rf $work' EXIT
+for _ in $(seq 1 100); do [ -s $work/port ] && break; sleep 0.1; done
+export AWS_ENDPOINT_URL=http://127.0.0.1:$(cat $work/port) AWS_ACCESS_KEY_ID=g AWS_SECRET_ACCESS_KEY=g AWS_REGION=us-east-1
+curl -sf -X PUT $AWS_ENDPOINT_URL/__warp/settings -d '{"model":{"first_byte_ms":0,"per_mib_ms":0,"tail_probability":0}}' >/dev/null
+for f in $idx/*; do curl -sf --aws-sigv4 "aws:amz:us-east-1:s3" --user g:g -H "x-amz-content-sha256: UNSIGNED-PAYLOAD" -T $f $AWS_ENDPOINT_URL/cell/x/$(basename $f) >/dev/null; done
+curl -sf -X PUT $AWS_ENDPOINT_URL/__warp/settings -d "{\"model\":{\"first_byte_ms\":25,\"per_mib_ms\":5,\"tail_probability\":0.02,\"link_mib_per_s\":$link}}" >/dev/null
+for _ in $(seq 1 $hogs); do python3 -c 'while True: pass' & pids+=($!); done
+server_ticks() { awk '{print $14 + $15}' /proc/$srv/stat; }
+s0=$(server_ticks)
+TIMEFORMAT='s3cell: warp bench CPU %U s user + %S s system over %R s'
+perf stat -e context-switches,cpu-migrations,task-clock -p $srv -o /tmp/s3cpu/stat.txt & perfpid=$!; sleep 0.2
+ls /proc/$srv/task | wc -l >&2
+time "$warp" bench --url s3://cell/x "$@"
+kill -INT $perfpid; wait $perfpid || true
+echo "s3cell: warp-s3 CPU $(awk -v t=$(( $(server_ticks) - s0 )) -v hz=$(getconf CLK_TCK) 'BEGIN { printf "%.2f", t / hz }') s" >&2
