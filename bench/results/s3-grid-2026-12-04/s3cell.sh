@@ -4,6 +4,7 @@ set -euo pipefail
 # One cell of bench/load-grid.sh, for A/B of two binaries (WARP=…); run from the repo root.
 # On stderr at the end: the CPU time `warp bench` and warp-s3 spent over the run (bash's
 # `time`; warp-s3's utime + stime from /proc/PID/stat, counted from after the upload).
+# PERF_STAT=FILE also counts the server's context switches over the run (`perf stat`, into FILE).
 idx=$1 link=$2 hogs=$3; shift 4
 warp=${WARP:-target/release/warp}
 work=$(mktemp -d); pids=()
@@ -19,5 +20,10 @@ for _ in $(seq 1 $hogs); do python3 -c 'while True: pass' & pids+=($!); done
 server_ticks() { awk '{print $14 + $15}' /proc/$srv/stat; }
 s0=$(server_ticks)
 TIMEFORMAT='s3cell: warp bench CPU %U s user + %S s system over %R s'
+if [ -n "${PERF_STAT:-}" ]; then
+  perf stat -e context-switches,cpu-migrations,task-clock -p $srv -o "$PERF_STAT" & pids+=($!)
+  sleep 0.2
+fi
 time "$warp" bench --url s3://cell/x "$@"
+[ -z "${PERF_STAT:-}" ] || { kill -INT ${pids[-1]}; wait ${pids[-1]} || true; }
 echo "s3cell: warp-s3 CPU $(awk -v t=$(( $(server_ticks) - s0 )) -v hz=$(getconf CLK_TCK) 'BEGIN { printf "%.2f", t / hz }') s" >&2
