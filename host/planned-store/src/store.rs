@@ -1196,9 +1196,11 @@ mod tests {
     }
 
     /// A call's deadline covers its planning: `exact` over 2 000 intervals
-    /// with `K_max = n` (about `K·n²` = 8·10⁹ DP steps, a 60 s plan
-    /// deadline of its own) stops at the call's 300 ms deadline with the
-    /// deadline's error, and a deadline already passed plans nothing.
+    /// of uneven lengths and gaps with `K_max = n` (it runs into its own
+    /// 60 s deadline; evenly spaced intervals of one length let the DP
+    /// prune, and it finished in 0.26 s on a 2-vCPU EPYC VM, before the call's
+    /// deadline) stops at the call's 300 ms deadline with the deadline's
+    /// error, and a deadline already passed plans nothing.
     #[tokio::test]
     async fn the_calls_deadline_stops_its_planning() {
         let store = PlannedStore::builder(Arc::new(object_store::memory::InMemory::new()))
@@ -1206,7 +1208,15 @@ mod tests {
             .build()
             .unwrap();
         let path = Path::from("p");
-        let ranges: Vec<Range<u64>> = (0..2_000u64).map(|i| i * 100..i * 100 + 10).collect();
+        let mut start = 0u64;
+        let ranges: Vec<Range<u64>> = (0..2_000u64)
+            .map(|i| {
+                let len = 10 + (i * 37) % 90;
+                let r = start..start + len;
+                start += len + (i * i * 7919) % 1000;
+                r
+            })
+            .collect();
         let mut opts = store.plan_options().clone();
         opts.method = Method::Exact;
         opts.load_aware = false;
