@@ -310,12 +310,16 @@ export function evaluate(intervals, groups, options) {
 export const MAX_MEMORY_LIMIT = 2_113_929_216n;
 
 /**
- * Sets the planner's workspace limit, bytes (default 1 GiB, at most
+ * Sets the planner's workspace limit, bytes (default 1 GiB, 1 to
  * MAX_MEMORY_LIMIT): a method whose workspace would exceed it is refused with
  * a `memory-limit` PlanError.
  */
 export function setMemoryLimit(bytes) {
   const limit = u64(bytes, 'bytes');
+  if (limit < 1n) {
+    // As the native host refuses plan_memory_bytes = 0: no method could plan.
+    throw refuse('bytes', `must be >= 1, got ${show(bytes)}`);
+  }
   if (limit > MAX_MEMORY_LIMIT) {
     throw refuse('bytes', `must be at most ${MAX_MEMORY_LIMIT} bytes (2016 MiB: the component's 4 GiB memory holds no larger workspace), got ${show(bytes)}`);
   }

@@ -213,6 +213,10 @@ test('setMemoryLimit: a limit above the component\'s maximum is refused naming i
     const e = refused(() => setMemoryLimit(bad), 'bytes');
     assert.equal(e.message, `bytes: must be at most 2113929216 bytes (2016 MiB: the component's 4 GiB memory holds no larger workspace), got ${shown}`);
   }
+  // A limit of 0 is refused too, as native refuses plan_memory_bytes = 0.
+  for (const [bad, shown] of [[0, '0'], [0n, '0n']]) {
+    assert.equal(refused(() => setMemoryLimit(bad), 'bytes').message, `bytes: must be >= 1, got ${shown}`);
+  }
   const ivs = Array.from({ length: 24_000 }, (_, i) => [i * 100, 10]);
   try {
     setMemoryLimit(MAX_MEMORY_LIMIT);

@@ -184,6 +184,12 @@ class Refusals(unittest.TestCase):
                     f"4 GiB memory holds no larger workspace), got {bad}")
             self.assertEqual(self.refused("memory_limit", wp.Planner, memory_limit=bad).message, want)
             self.assertEqual(self.refused("memory_limit", planner.set_memory_limit, bad).message, want)
+        # A limit of 0 is refused too, as native refuses `plan_memory_bytes` = 0
+        # (the component took it, and then refused every plan).
+        self.assertEqual(self.refused("memory_limit", planner.set_memory_limit, 0).message,
+                         "memory_limit: must be >= 1, got 0")
+        self.assertEqual(self.refused("memory_limit", wp.Planner, memory_limit=0).message,
+                         "memory_limit: must be >= 1, got 0")
         planner.set_memory_limit(wp.MAX_MEMORY_LIMIT)
         ivs = [(i * 100, 10) for i in range(24_000)]
         e = self.refused("k_max", planner.plan, ivs, k_max=24_000, method="exact", kind="memory-limit")

@@ -318,8 +318,12 @@ class Planner:
     def set_memory_limit(self, limit: int) -> None:
         """The workspace limit of this planner, bytes (default 1 GiB): a method whose
         workspace for an instance would exceed it is refused (`PlanError`, kind `memory-limit`).
-        A limit above `MAX_MEMORY_LIMIT` raises `PlanError`."""
+        A limit of 0 or above `MAX_MEMORY_LIMIT` raises `PlanError`."""
         limit = _check.u64(limit, "memory_limit")
+        if limit < 1:
+            # As the native host refuses `plan_memory_bytes` = 0: no method
+            # could then plan anything.
+            raise _check.fail("memory_limit", f"must be >= 1, got {limit}")
         if limit > MAX_MEMORY_LIMIT:
             raise _check.fail("memory_limit", f"must be at most {MAX_MEMORY_LIMIT} bytes (2016 MiB: the "
                                               f"component's 4 GiB memory holds no larger workspace), got {limit}")
