@@ -169,10 +169,10 @@ export declare function evaluate(intervals: readonly Interval[], groups: readonl
 export declare const MAX_MEMORY_LIMIT: 2113929216n;
 
 /**
- * Sets the planner's workspace limit, bytes (default 1 GiB, at most
+ * Sets the planner's workspace limit, bytes (default 1 GiB, from 1 to
  * {@link MAX_MEMORY_LIMIT}): a method whose workspace for an instance would
  * exceed it is refused (`kind` `'memory-limit'`).
- * @throws {PlanError} for a limit above {@link MAX_MEMORY_LIMIT}.
+ * @throws {PlanError} for a limit of 0 or above {@link MAX_MEMORY_LIMIT}.
  */
 export declare function setMemoryLimit(bytes: U64): void;
 
