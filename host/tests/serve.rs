@@ -235,6 +235,8 @@ async fn answers_equal_the_searchers_for_every_method_single_and_batched() {
         "warp_http_request_duration_seconds_bucket",
         "warp_queries_total{outcome=\"ok\"}",
         "warp_queries_in_flight",
+        "warp_request_body_bytes_buffered 0",
+        "warp_rejected_total 0",
         "warp_store_gets_total",
         "warp_store_bytes_total",
         "warp_store_overfetch_bytes_total",
@@ -913,20 +915,31 @@ fn post_within(addr: SocketAddr, body: &str) -> std::io::Result<(u16, String)> {
     )
 }
 
-/// Posts `body` until the answer's status is `want` (at most 20 s): the
-/// answer. Another connection's body is being taken or given back
-/// meanwhile, which the server does on its own time.
-fn post_until(addr: SocketAddr, body: &str, want: u16) -> String {
+/// The value of the unlabelled metric `name` in `/metrics` now.
+fn metric(addr: SocketAddr, name: &str) -> f64 {
+    let (_, text) = get_within(addr, "/metrics", Duration::from_secs(20)).unwrap();
+    let prefix = format!("{name} ");
+    text.lines()
+        .find_map(|l| l.strip_prefix(prefix.as_str()))
+        .and_then(|v| v.trim().parse::<f64>().ok())
+        .unwrap_or_else(|| panic!("no {name} in {text}"))
+}
+
+/// Waits (at most 20 s) until the request bodies held are `bytes`: another
+/// connection's body is taken or given back on the server's own time.
+/// `/metrics` has no body, so asking takes nothing from the bound.
+fn held_until(addr: SocketAddr, bytes: f64) {
     let started = std::time::Instant::now();
     loop {
-        match post_within(addr, body) {
-            Ok((status, text)) if status == want => return text,
-            other => assert!(
-                started.elapsed() < Duration::from_secs(20),
-                "no {want} within 20 s; the last answer: {other:?}"
-            ),
+        let held = metric(addr, "warp_request_body_bytes_buffered");
+        if held == bytes {
+            return;
         }
-        std::thread::sleep(Duration::from_millis(20));
+        assert!(
+            started.elapsed() < Duration::from_secs(20),
+            "request bodies held {held} bytes, not {bytes}, for 20 s"
+        );
+        std::thread::sleep(Duration::from_millis(10));
     }
 }
 
@@ -938,6 +951,7 @@ fn post_until(addr: SocketAddr, body: &str, want: u16) -> String {
 /// is sent) with a one-line `503` naming the bound, as is a chunked body
 /// once its bytes pass what is left; the budget comes back when a body is
 /// done with, whether its request was answered or its client went away.
+/// `/metrics` shows the bytes held and counts every such `503` as rejected.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn buffered_request_bodies_share_one_bound() {
     let url = "memory://serve-body-budget";
@@ -965,9 +979,13 @@ async fn buffered_request_bodies_share_one_bound() {
             .unwrap();
             s
         };
-        // A holds 1000 of the 1500 bytes while its body trickles in.
+        // A holds 1000 of the 1500 bytes while its body trickles in. (A
+        // body posted before A's headers are read could take the bytes
+        // first and have A refused: wait until A holds them.)
         let mut a = hold(&big);
-        let refused = post_until(addr, &small, 503);
+        held_until(addr, 1000.0);
+        let (status, refused) = post_within(addr, &small).unwrap();
+        assert_eq!(status, 503, "{refused}");
         let (head, body) = refused.split_once("\r\n\r\n").unwrap();
         assert!(head.to_ascii_lowercase().contains("retry-after: 1"), "{head}");
         let v: Value = serde_json::from_str(body).unwrap();
@@ -1010,9 +1028,14 @@ async fn buffered_request_bodies_share_one_bound() {
         assert_eq!(status, 200, "{text}");
         // A client that goes away mid-body gives its bytes back too.
         let gone = hold(&big);
-        post_until(addr, &small, 503);
+        held_until(addr, 1000.0);
+        assert_eq!(post_within(addr, &small).unwrap().0, 503);
         drop(gone);
-        post_until(addr, &small, 200);
+        held_until(addr, 0.0);
+        let (status, text) = post_within(addr, &small).unwrap();
+        assert_eq!(status, 200, "{text}");
+        // Each of the four 503s above was counted.
+        assert_eq!(metric(addr, "warp_rejected_total"), 4.0);
     })
     .await
     .unwrap();

@@ -53,6 +53,11 @@ impl BodyBudget {
         self.permits.available_permits()
     }
 
+    /// Bytes held by bodies now: `total − available`.
+    pub fn held(&self) -> usize {
+        self.total.saturating_sub(self.available())
+    }
+
     /// Takes `n` more bytes into `held` when that many are left (all or
     /// nothing: a part taken is given back on failure). `O(n / 2³²)`
     /// semaphore calls (one per 4 GiB: a single call takes at most

@@ -164,6 +164,7 @@ async fn metrics(State(state): State<Arc<AppState>>) -> Response {
         g.build_id(),
         state.admission.in_flight(),
         state.admission.waiting(),
+        state.body_budget.held(),
         &g.searcher.io_stats(),
         &g.searcher.store().load(),
     );
@@ -213,7 +214,12 @@ async fn search(
         &state.body_budget,
         state.body_timeout,
     )
-    .await?;
+    .await
+    .inspect_err(|e| {
+        if e.status == 503 {
+            state.metrics.rejected();
+        }
+    })?;
     let request = api::parse(body.bytes())?;
     // The body's bytes, and its share of the budget, go back here.
     drop(body);

@@ -7,7 +7,10 @@
 //! `warp_cache_hits_total` (their ratio is the hit ratio),
 //! `warp_shared_lists_total` (lists received from another query's read in
 //! flight). Admission:
-//! `warp_queries_in_flight`, `warp_queries_waiting`, `warp_rejected_total`.
+//! `warp_queries_in_flight`, `warp_queries_waiting`, `warp_rejected_total`
+//! (every `503 busy`: no query slot, or no room in the request-body bound),
+//! and `warp_request_body_bytes_buffered` (bytes of request bodies held
+//! now, out of `--max-buffered-body-bytes`).
 //! The shared planned store, sampled at each scrape: `warp_store_gets_total`,
 //! `_bytes_total`, `_overfetch_bytes_total`, `_hedges_total`,
 //! `_hedges_won_total`, `_refetches_total`, `_stalls_total`,
@@ -94,6 +97,7 @@ pub struct Metrics {
     shared: Counter,
     in_flight: Gauge,
     waiting: Gauge,
+    buffered: Gauge,
     rejected: Counter,
     swaps: Counter,
     open_failures: Counter,
@@ -181,10 +185,16 @@ impl Metrics {
             "Requests waiting for a query slot",
             waiting.clone(),
         );
+        let buffered = Gauge::default();
+        registry.register(
+            "warp_request_body_bytes_buffered",
+            "Bytes of request bodies held now (bounded by --max-buffered-body-bytes)",
+            buffered.clone(),
+        );
         let rejected = Counter::default();
         registry.register(
             "warp_rejected",
-            "Requests refused with 503 (queue full or wait bound passed)",
+            "Requests refused with 503 busy (query queue full, wait bound passed, or no room in the request-body bound)",
             rejected.clone(),
         );
         let swaps = Counter::default();
@@ -282,6 +292,7 @@ impl Metrics {
             shared,
             in_flight,
             waiting,
+            buffered,
             rejected,
             swaps,
             open_failures,
@@ -326,7 +337,8 @@ impl Metrics {
         }
     }
 
-    /// A request refused by admission.
+    /// A request refused with `503 busy`: by admission, or by the
+    /// request-body bound.
     pub fn rejected(&self) {
         self.rejected.inc();
     }
@@ -340,18 +352,22 @@ impl Metrics {
         };
     }
 
-    /// The text exposition, after sampling the admission gauges and the
-    /// store's totals and load estimate of `generation`.
+    /// The text exposition, after sampling the admission gauges, the
+    /// request-body bytes held, and the store's totals and load estimate of
+    /// `generation`.
     pub fn render(
         &self,
         generation: &str,
         in_flight: usize,
         waiting: usize,
+        buffered_body_bytes: usize,
         store: &StatsSnapshot,
         load: &LoadSnapshot,
     ) -> String {
         self.in_flight.set(in_flight as i64);
         self.waiting.set(waiting as i64);
+        self.buffered
+            .set(i64::try_from(buffered_body_bytes).unwrap_or(i64::MAX));
         self.generation.clear();
         self.generation
             .get_or_create(&GenerationLabel {
