@@ -13,8 +13,8 @@
 /// registers) keep the loop vectorized.
 const LANES: usize = 8;
 
-/// Lanes of the `f32` screens ([`sq_dist_f32`], [`dot_f32`],
-/// [`super::sq8_dist`]): two AVX registers.
+/// Lanes of the `f32` screens ([`sq_dist_f32`], [`dot_f32`]): two AVX
+/// registers.
 pub(super) const LANES32: usize = 16;
 
 /// `Σ_i (x_i − r_i)²` in `f64`, `x_i` widened exactly.

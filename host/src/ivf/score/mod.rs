@@ -25,7 +25,7 @@ pub use kernel::{
 };
 pub use key::Key;
 pub use l2::{AdcTable, L2Query};
-pub use sq8::{Sq8List, Sq8Query, sq8_dist};
+pub use sq8::{Sq8List, Sq8Query, sq8_dot};
 
 use super::distance::Proximity;
 use crate::error::Result;

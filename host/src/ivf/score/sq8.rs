@@ -17,35 +17,48 @@
 //! `δ_ij = w_j − σ_j·c_ij`. By the triangle inequality
 //!
 //! ```text
-//! ‖q − x_i‖ ≥ ‖δ_i‖ − ρ_i.
+//! ‖q − x_i‖ ≥ ‖δ_i‖ − ρ_i,
+//! ‖δ_i‖² = A − 2·C_i + B_i,   A = Σ_j w_j²,  B_i = Σ_j (σ_j·c_ij)²,
+//!                             C_i = Σ_j (w_j·σ_j)·c_ij.
 //! ```
 //!
-//! The scan computes `s_i = Σ_j fl(w̃_j − fl(σ_j·c_ij))²` in `f32` with
-//! `w̃_j = fl₃₂(w_j)` ([`sq8_dist`]). Each computed difference is
-//! `(δ_ij + ε_j)(1 + θ)`, `|θ| ≤ u = 2⁻²⁴`, with `|ε_j| ≤ E_j = 1.01·u·(|w_j|
-//! + 255·σ_j) + 2⁻¹⁴⁹` (the rounding of `w̃_j` and of the product,
-//! whatever the code, or its underflow), so `‖δ_i + ε‖² ≥ (s_i − η)(1 − Δ)` with `(Δ, η)` the `f32` sum's
-//! error ([`super::sq_dist_f32_error`]) widened by two roundings, and
+//! `A` is one number per query and list, `B_i` one per vector (made with
+//! the codes), both in `f64` and rounded down. Per vector the scan computes
+//! only the dot product `Ĉ_i = Σ_j fl(v_j·c_ij)` in `f32` ([`sq8_dot`]), with
+//! `v_j = fl₃₂(w_j·σ_j)`: a conversion, a multiplication and an addition a
+//! coordinate, where the difference form `Σ_j (w_j − σ_j·c_ij)²` took two
+//! multiplications more. Each term is within `1.01·u·|w_j·σ_j|·c_ij` of
+//! `w_j·σ_j·c_ij` (`u = 2⁻²⁴`: `v_j`'s rounding, the product's) and `2⁻¹⁴⁹·256`
+//! of underflow, and each lane addition and tree level adds a factor
+//! `1 + u` of the absolute terms, so with `depth = ⌈d/32⌉ + 5`
 //!
 //! ```text
-//! ‖q − x_i‖ ≥ L_i = √((s_i − η)(1 − Δ)) − ‖E‖ − ρ_i,
+//! |Ĉ_i − C_i| ≤ ε = 1.01·(depth + 2)·u·255·Σ_j |w_j·σ_j| + d·2⁻¹⁴¹,
+//! ‖δ_i‖² ≥ t_i = A + B_i − 2·(Ĉ_i + ε)   (less the f64 roundings),
+//! ‖q − x_i‖ ≥ L_i = √t_i − ρ_i,
 //! key_i = sq_dist(x_i, q) ≥ (1 − δ₆₄)·L_i²   (L_i > 0).
 //! ```
 //!
-//! `‖E‖` is one number per query and list ([`Sq8Query`]). A vector whose
-//! bound exceeds the worst key a scan keeps is not kept, whatever its exact
-//! key; the others are keyed exactly, so the screen never changes the
-//! answer.
+//! `ε` is one number per query and list ([`Sq8Query`]); `C_i`'s terms are
+//! small beside `A` and `B_i` only when the list is far from the origin, and
+//! even then `ε` stays near `10⁻⁶·A`. A vector whose bound exceeds the worst
+//! key a scan keeps is not kept, whatever its exact key; the others are keyed
+//! exactly, so the screen never changes the answer.
 //!
 //! # Bounds
-//! A screen costs `d + 4` bytes a vector and `8·d` a list (beside the list's
+//! A screen costs `d + 12` bytes a vector and `8·d` a list (beside the list's
 //! `4·d + 4` a vector); the payload cache counts them in its capacity. A
 //! list whose values or steps are not finite in `f32` gets no screen (it is
 //! scanned as before).
 
-#[cfg(target_arch = "x86_64")]
-use super::kernel::spill16;
-use super::kernel::{LANES32 as LANES, reduce16, sq_dist_error, sq_dist_f32_error};
+use super::kernel::sq_dist_error;
+
+/// Lanes of the dot product's `f32` sum: four AVX registers of eight, so
+/// that four additions are in flight at once.
+const LANES: usize = 32;
+
+/// Levels of [`reduce32`]'s tree.
+const TREE: usize = 5;
 
 /// Codes of one byte: `0..=255`.
 const LEVELS: f64 = 255.0;
@@ -65,6 +78,8 @@ pub struct Sq8List {
     codes: Vec<u8>,
     /// `ρ_i ≥ ‖x_i − x̂_i‖`, per vector.
     err: Vec<f32>,
+    /// `B_i = Σ_j (σ_j·c_ij)²`, rounded down, per vector.
+    norm: Vec<f64>,
 }
 
 impl Sq8List {
@@ -107,8 +122,18 @@ impl Sq8List {
             .collect();
         let mut codes = vec![0u8; rows.len()];
         let mut err = Vec::with_capacity(count);
+        let mut norm = Vec::with_capacity(count);
+        // `B_i`'s terms are exact products rounded once; eight lanes and
+        // their sum add `⌈d/8⌉ + 3` roundings more, each a factor `1 − 2⁻⁵³`
+        // at worst: `d + 4` of them, rounded down by twice that.
+        let down = 1.0 - (dim as f64 + 4.0) * 2.0 * f64::EPSILON;
         for (row, c) in rows.chunks_exact(dim).zip(codes.chunks_exact_mut(dim)) {
-            let (sum, scale) = encode_row(row, &lo, &step, &inv, c);
+            let (sum, scale, b) = encode_row(row, &lo, &step, &inv, c);
+            let b = b * down;
+            if !b.is_finite() {
+                return None;
+            }
+            norm.push(b);
             // Each residual term is within 2⁻⁵² of |x| + |lo| + 255·σ (one
             // rounding of the product, one of each difference), which
             // `slack` bounds for the whole row.
@@ -132,6 +157,7 @@ impl Sq8List {
             step,
             codes,
             err,
+            norm,
         })
     }
 
@@ -145,18 +171,18 @@ impl Sq8List {
         self.err.is_empty()
     }
 
-    /// Bytes the screen holds: `count·(d + 4) + 8·d`.
+    /// Bytes the screen holds: `count·(d + 12) + 8·d`.
     pub fn size_bytes(&self) -> usize {
-        self.codes.len() + 4 * self.err.len() + 8 * self.dim
+        self.codes.len() + 12 * self.err.len() + 8 * self.dim
     }
 }
 
 /// Codes one row into `c` and returns `(Σ_j r_j², max_j (|x_j| + |lo_j| +
-/// 255·σ_j))` with `r_j = x_j − (lo_j + σ_j·c_j)` in `f64`. Dispatched to
+/// 255·σ_j), Σ_j (σ_j·c_j)²)` with `r_j = x_j − (lo_j + σ_j·c_j)` in `f64`. Dispatched to
 /// AVX2 where the CPU has it (the same values either way: the codes are
 /// computed in `f32` by the same operations, the sums in the same order).
 /// `O(d)`.
-fn encode_row(row: &[f32], lo: &[f32], step: &[f32], inv: &[f32], c: &mut [u8]) -> (f64, f64) {
+fn encode_row(row: &[f32], lo: &[f32], step: &[f32], inv: &[f32], c: &mut [u8]) -> (f64, f64, f64) {
     #[cfg(target_arch = "x86_64")]
     if std::arch::is_x86_feature_detected!("avx2") {
         // SAFETY: the CPU supports AVX2 (checked just above).
@@ -168,14 +194,20 @@ fn encode_row(row: &[f32], lo: &[f32], step: &[f32], inv: &[f32], c: &mut [u8]) 
 /// [`encode_row_portable`] compiled for AVX2.
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2")]
-fn encode_row_avx2(row: &[f32], lo: &[f32], step: &[f32], inv: &[f32], c: &mut [u8]) -> (f64, f64) {
+fn encode_row_avx2(
+    row: &[f32],
+    lo: &[f32],
+    step: &[f32],
+    inv: &[f32],
+    c: &mut [u8],
+) -> (f64, f64, f64) {
     encode_row_portable(row, lo, step, inv, c)
 }
 
 /// The loops of [`encode_row`]: the codes (round half up of `(x − lo)/σ`,
-/// clamped to `0..=255`, a saturating cast), then the residual in eight
-/// independent `f64` lanes (the tail to lanes `0, 1, …`, the lanes summed
-/// in order), so that the loop vectorizes.
+/// clamped to `0..=255`, a saturating cast), then the residual and `B` in
+/// eight independent `f64` lanes (the tail to lanes `0, 1, …`, the lanes
+/// summed in order), so that the loop vectorizes.
 #[inline(always)]
 fn encode_row_portable(
     row: &[f32],
@@ -183,7 +215,7 @@ fn encode_row_portable(
     step: &[f32],
     inv: &[f32],
     c: &mut [u8],
-) -> (f64, f64) {
+) -> (f64, f64, f64) {
     for (((c, &x), &l), &i) in c.iter_mut().zip(row).zip(lo).zip(inv) {
         // `max` then `min` map NaN (an overflowed `(x − l)·i`) to 0 and
         // keep the value in 0..=255, so the unchecked cast is defined.
@@ -193,11 +225,14 @@ fn encode_row_portable(
         *c = unsafe { v.to_int_unchecked::<i32>() } as u8;
     }
     const W: usize = 8;
-    let (mut sum, mut scale) = ([0f64; W], [0f64; W]);
+    let (mut sum, mut scale, mut norm) = ([0f64; W], [0f64; W], [0f64; W]);
     let mut lane = |k: usize, c: u8, x: f32, l: f32, s: f32| {
         let (x, l, s) = (f64::from(x), f64::from(l), f64::from(s));
-        let r = x - (l + s * f64::from(c));
+        // Exact: 24 bits of `σ` times 8 of the code.
+        let y = s * f64::from(c);
+        let r = x - (l + y);
         sum[k] += r * r;
+        norm[k] += y * y;
         scale[k] = scale[k].max(x.abs() + l.abs() + s * LEVELS);
     };
     let n = row.len();
@@ -210,56 +245,69 @@ fn encode_row_portable(
     for (k, j) in (full..n).enumerate() {
         lane(k, c[j], row[j], lo[j], step[j]);
     }
-    (sum.iter().sum(), scale.iter().fold(0.0, |a, &b| a.max(b)))
+    (
+        sum.iter().sum(),
+        scale.iter().fold(0.0, |a, &b| a.max(b)),
+        norm.iter().sum(),
+    )
 }
 
-/// A query prepared for one list's screen: `w̃ = fl₃₂(q − lo)`, `‖E‖` and
-/// the error constants (module docs). `O(d)` to make.
+/// A query prepared for one list's screen: `v = fl₃₂(w ∘ σ)`, `A` and `ε`
+/// (module docs). `O(d)` to make.
 #[derive(Debug, Clone)]
 pub struct Sq8Query<'a> {
     list: &'a Sq8List,
-    w: Vec<f32>,
-    /// `‖E‖`, rounded up.
-    e_norm: f64,
-    /// `(Δ, η)` of the `f32` sum, and `δ₆₄` of the exact key.
-    sum_err: (f64, f64),
+    v: Vec<f32>,
+    /// `A = ‖q − lo‖²`, rounded down.
+    a: f64,
+    /// `ε`, the dot product's error, rounded up.
+    eps: f64,
+    /// `δ₆₄` of the exact key.
     key_err: f64,
 }
 
 impl<'a> Sq8Query<'a> {
     /// Prepares the query `q` (no far coordinate: see
-    /// [`super::L2Query::screens`]) for `list`. `None` when `q − lo` does
-    /// not fit `f32`.
+    /// [`super::L2Query::screens`]) for `list`. `None` when `q − lo`, `A`,
+    /// a weight `w_j·σ_j` or `ε` does not fit (`f32` for the weights).
     pub fn new(q: &[f32], list: &'a Sq8List) -> Option<Self> {
         debug_assert_eq!(q.len(), list.dim);
-        let mut w = Vec::with_capacity(q.len());
-        let mut e2 = 0.0f64;
+        let n = q.len();
+        let mut v = Vec::with_capacity(n);
+        let (mut a, mut weight) = (0.0f64, 0.0f64);
         for ((&qj, &l), &s) in q.iter().zip(&list.lo).zip(&list.step) {
-            let w64 = f64::from(qj) - f64::from(l);
-            let w32 = w64 as f32;
-            if !w32.is_finite() {
+            // Within a factor `1 ± 2⁻⁵³` of `q_j − lo_j`.
+            let w = f64::from(qj) - f64::from(l);
+            a += w * w;
+            let ws = w * f64::from(s);
+            let vj = ws as f32;
+            if !vj.is_finite() {
                 return None;
             }
-            w.push(w32);
-            // 2⁻¹⁴⁹: a product that underflows is off by up to 2⁻¹⁵⁰.
-            let e = 1.01 * U32 * (w64.abs() * (1.0 + 4.0 * U32) + LEVELS * f64::from(s))
-                + 2f64.powi(-149);
-            e2 += e * e;
+            v.push(vj);
+            weight += ws.abs();
         }
-        let (d32, eta) = sq_dist_f32_error(q.len());
+        // `A`: each square within `3·2⁻⁵³` (the difference twice, the
+        // product), `n` additions more.
+        let a = a * (1.0 - (n as f64 + 8.0) * 2.0 * f64::EPSILON);
+        let depth = n.div_ceil(LANES) + TREE;
+        let eps = (1.01 * (depth + 2) as f64 * U32 * LEVELS * weight * (1.0 + 1e-9)
+            + n as f64 * 2f64.powi(-141))
+            * (1.0 + 1e-9);
+        if !(a.is_finite() && eps.is_finite()) {
+            return None;
+        }
         Some(Self {
             list,
-            w,
-            e_norm: e2.sqrt() * (1.0 + 1e-9),
-            // Two more roundings (of the difference's inputs) than the
-            // plain f32 sum, and the ones of this bound's own arithmetic.
-            sum_err: (d32 + 3.0 * U32, eta),
-            key_err: sq_dist_error(q.len()) + 2f64.powi(-46),
+            v,
+            a,
+            eps,
+            key_err: sq_dist_error(n) + 2f64.powi(-46),
         })
     }
 
     /// A lower bound on vector `i`'s squared L2 key (module docs); `−∞`
-    /// when the screen says nothing (`L_i ≤ 0`, or the `f32` sum
+    /// when the screen says nothing (`L_i ≤ 0`, or the `f32` dot product
     /// overflowed).
     ///
     /// # Complexity
@@ -267,20 +315,17 @@ impl<'a> Sq8Query<'a> {
     #[inline]
     pub fn lower_bound(&self, i: usize) -> f64 {
         let d = self.list.dim;
-        let s = sq8_dist(
-            &self.list.codes[i * d..(i + 1) * d],
-            &self.w,
-            &self.list.step,
-        );
-        if !s.is_finite() {
+        let c = sq8_dot(&self.list.codes[i * d..(i + 1) * d], &self.v);
+        if !c.is_finite() {
             return f64::NEG_INFINITY;
         }
-        let (delta, eta) = self.sum_err;
-        let t = (f64::from(s) - eta) * (1.0 - delta);
-        if t <= 0.0 {
+        let (a, b, c) = (self.a, self.list.norm[i], f64::from(c) + self.eps);
+        // Three f64 roundings, each within 2⁻⁵³ of what it adds up.
+        let t = (a + b - 2.0 * c) - 2f64.powi(-50) * (a + b + 2.0 * c.abs());
+        if t.is_nan() || t <= 0.0 {
             return f64::NEG_INFINITY;
         }
-        let l = t.sqrt() * (1.0 - 2f64.powi(-50)) - self.e_norm - f64::from(self.list.err[i]);
+        let l = t.sqrt() * (1.0 - 2f64.powi(-50)) - f64::from(self.list.err[i]);
         if l <= 0.0 {
             return f64::NEG_INFINITY;
         }
@@ -288,90 +333,92 @@ impl<'a> Sq8Query<'a> {
     }
 }
 
-/// `Σ_j (w_j − σ_j·c_j)²` in `f32`: sixteen lanes, the tail to lanes `0, 1,
-/// …`, one fixed reduction tree, no fused multiply-add (the same bits on
-/// every machine). `O(d)`.
+/// `Σ_j v_j·c_j` in `f32`: each product rounded, then added into one of
+/// thirty-two lanes, the tail to lanes `0, 1, …`, one fixed reduction tree
+/// ([`reduce32`]), no fused multiply-add (the same bits on every machine).
+/// `O(d)`.
 #[inline]
-pub fn sq8_dist(codes: &[u8], w: &[f32], step: &[f32]) -> f32 {
-    debug_assert!(codes.len() == w.len() && w.len() == step.len());
+pub fn sq8_dot(codes: &[u8], v: &[f32]) -> f32 {
+    debug_assert_eq!(codes.len(), v.len());
     #[cfg(target_arch = "x86_64")]
     if std::arch::is_x86_feature_detected!("avx2") {
         // SAFETY: the CPU supports AVX2 (checked just above).
-        return unsafe { sq8_dist_avx2(codes, w, step) };
+        return unsafe { sq8_dot_avx2(codes, v) };
     }
-    sq8_dist_portable(codes, w, step)
+    sq8_dot_portable(codes, v)
 }
 
-/// [`sq8_dist_portable`] in AVX2 intrinsics: lanes `0..8` and `8..16` in
-/// two registers, the same operations in the same order (so the same
-/// bits), the tail and the tree as the portable loop.
+/// [`sq8_dot_portable`] in AVX2 intrinsics: lanes `8r..8r + 8` in register
+/// `r` of four, the same operations in the same order (so the same bits),
+/// the tail and the tree as the portable loop.
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2")]
-fn sq8_dist_avx2(codes: &[u8], w: &[f32], step: &[f32]) -> f32 {
+fn sq8_dot_avx2(codes: &[u8], v: &[f32]) -> f32 {
     use std::arch::x86_64::{
-        __m128i, _mm_loadu_si128, _mm_srli_si128, _mm256_add_ps, _mm256_cvtepi32_ps,
-        _mm256_cvtepu8_epi32, _mm256_loadu_ps, _mm256_mul_ps, _mm256_setzero_ps, _mm256_sub_ps,
+        __m128i, __m256, _mm_loadl_epi64, _mm256_add_ps, _mm256_cvtepi32_ps, _mm256_cvtepu8_epi32,
+        _mm256_loadu_ps, _mm256_mul_ps, _mm256_setzero_ps, _mm256_storeu_ps,
     };
-    let n = codes.len().min(w.len()).min(step.len());
+    let n = codes.len().min(v.len());
     let full = n - n % LANES;
-    let (mut lo, mut hi) = (_mm256_setzero_ps(), _mm256_setzero_ps());
+    let mut acc: [__m256; 4] = [_mm256_setzero_ps(); 4];
     let mut b = 0;
     while b < full {
-        // SAFETY: `b + 16 <= full <= n`, the length of all three slices,
-        // so every unaligned load reads inside them.
-        unsafe {
-            let c = _mm_loadu_si128(codes.as_ptr().add(b).cast::<__m128i>());
-            let c_lo = _mm256_cvtepi32_ps(_mm256_cvtepu8_epi32(c));
-            let c_hi = _mm256_cvtepi32_ps(_mm256_cvtepu8_epi32(_mm_srli_si128::<8>(c)));
-            let d_lo = _mm256_sub_ps(
-                _mm256_loadu_ps(w.as_ptr().add(b)),
-                _mm256_mul_ps(_mm256_loadu_ps(step.as_ptr().add(b)), c_lo),
-            );
-            let d_hi = _mm256_sub_ps(
-                _mm256_loadu_ps(w.as_ptr().add(b + 8)),
-                _mm256_mul_ps(_mm256_loadu_ps(step.as_ptr().add(b + 8)), c_hi),
-            );
-            lo = _mm256_add_ps(lo, _mm256_mul_ps(d_lo, d_lo));
-            hi = _mm256_add_ps(hi, _mm256_mul_ps(d_hi, d_hi));
+        for (r, a) in acc.iter_mut().enumerate() {
+            let at = b + 8 * r;
+            // SAFETY: `at + 8 <= b + 32 <= full <= n`, the length of both
+            // slices, so both unaligned loads read inside them.
+            unsafe {
+                let c = _mm_loadl_epi64(codes.as_ptr().add(at).cast::<__m128i>());
+                let x = _mm256_cvtepi32_ps(_mm256_cvtepu8_epi32(c));
+                *a = _mm256_add_ps(*a, _mm256_mul_ps(_mm256_loadu_ps(v.as_ptr().add(at)), x));
+            }
         }
         b += LANES;
     }
-    finish(
-        spill16(lo, hi),
-        &codes[full..n],
-        &w[full..n],
-        &step[full..n],
-    )
+    let mut lanes = [0f32; LANES];
+    for (r, a) in acc.iter().enumerate() {
+        // SAFETY: `lanes` holds 32 floats; register `r` goes to `8r..8r + 8`.
+        unsafe { _mm256_storeu_ps(lanes.as_mut_ptr().add(8 * r), *a) };
+    }
+    finish(lanes, &codes[full..n], &v[full..n])
 }
 
-/// The loop of [`sq8_dist`] for the baseline target.
+/// The loop of [`sq8_dot`] for the baseline target.
 #[inline(always)]
-fn sq8_dist_portable(codes: &[u8], w: &[f32], step: &[f32]) -> f32 {
+fn sq8_dot_portable(codes: &[u8], v: &[f32]) -> f32 {
     let mut acc = [0f32; LANES];
-    let (cc, cw, cs) = (
-        codes.chunks_exact(LANES),
-        w.chunks_exact(LANES),
-        step.chunks_exact(LANES),
-    );
-    let (tc, tw, ts) = (cc.remainder(), cw.remainder(), cs.remainder());
-    for ((c, w), s) in cc.zip(cw).zip(cs) {
+    let (cc, cv) = (codes.chunks_exact(LANES), v.chunks_exact(LANES));
+    let (tc, tv) = (cc.remainder(), cv.remainder());
+    for (c, v) in cc.zip(cv) {
         for l in 0..LANES {
-            let d = w[l] - s[l] * f32::from(c[l]);
-            acc[l] += d * d;
+            acc[l] += v[l] * f32::from(c[l]);
         }
     }
-    finish(acc, tc, tw, ts)
+    finish(acc, tc, tv)
 }
 
-/// Adds the tail (fewer than 16 terms) to lanes `0, 1, …` and reduces the
-/// lanes by the fixed tree ([`reduce16`]).
+/// Adds the tail (fewer than 32 terms) to lanes `0, 1, …` and reduces the
+/// lanes by the fixed tree ([`reduce32`]).
 #[inline(always)]
-fn finish(mut acc: [f32; LANES], codes: &[u8], w: &[f32], step: &[f32]) -> f32 {
-    for (l, ((c, w), s)) in codes.iter().zip(w).zip(step).enumerate() {
-        let d = w - s * f32::from(*c);
-        acc[l] += d * d;
+fn finish(mut acc: [f32; LANES], codes: &[u8], v: &[f32]) -> f32 {
+    for (l, (c, v)) in codes.iter().zip(v).enumerate() {
+        acc[l] += v * f32::from(*c);
     }
-    reduce16(acc)
+    reduce32(acc)
+}
+
+/// The thirty-two lanes summed by one fixed tree: `l += l + w` for `w =
+/// 16, 8, 4, 2, 1` (every path's order, so the same bits). `O(1)`.
+#[inline(always)]
+fn reduce32(mut acc: [f32; LANES]) -> f32 {
+    let mut w = LANES;
+    while w > 1 {
+        w /= 2;
+        for l in 0..w {
+            acc[l] += acc[l + w];
+        }
+    }
+    acc[0]
 }
 
 #[cfg(test)]
@@ -397,7 +444,7 @@ mod tests {
             let data = rows(300, dim, 3, scale);
             let list = Sq8List::encode(&data, dim).unwrap();
             assert_eq!(list.len(), 300);
-            assert_eq!(list.size_bytes(), 300 * (dim + 4) + 8 * dim);
+            assert_eq!(list.size_bytes(), 300 * (dim + 12) + 8 * dim);
             for (k, q) in rows(5, dim, 9, scale).chunks_exact(dim).enumerate() {
                 let sq = Sq8Query::new(q, &list).unwrap();
                 let r: Vec<f64> = q.iter().map(|&v| f64::from(v)).collect();
@@ -448,19 +495,47 @@ mod tests {
 
     #[test]
     fn every_path_gives_the_same_bits() {
-        for n in [0, 1, 15, 16, 17, 45, 384] {
-            let w = rows(1, n, 5, 3.0);
-            let s: Vec<f32> = rows(1, n, 6, 0.1).iter().map(|x| x.abs()).collect();
+        for n in [0, 1, 15, 16, 17, 31, 32, 33, 45, 384] {
+            let v = rows(1, n, 5, 3.0);
             let c: Vec<u8> = (0..n).map(|i| (i as u8).wrapping_mul(37)).collect();
             assert_eq!(
-                sq8_dist(&c, &w, &s).to_bits(),
-                sq8_dist_portable(&c, &w, &s).to_bits(),
+                sq8_dot(&c, &v).to_bits(),
+                sq8_dot_portable(&c, &v).to_bits(),
                 "n = {n}"
             );
-            let direct: f64 = (0..n)
-                .map(|j| (f64::from(w[j]) - f64::from(s[j]) * f64::from(c[j])).powi(2))
+            let direct: f64 = (0..n).map(|j| f64::from(v[j]) * f64::from(c[j])).sum();
+            let scale: f64 = (0..n)
+                .map(|j| (f64::from(v[j]) * f64::from(c[j])).abs())
                 .sum();
-            assert!((f64::from(sq8_dist(&c, &w, &s)) - direct).abs() <= 1e-4 * direct.max(1e-30));
+            assert!((f64::from(sq8_dot(&c, &v)) - direct).abs() <= 1e-5 * scale.max(1e-30));
+        }
+    }
+
+    /// The dot form's `ε` bounds the `f32` dot product's error on the worst
+    /// case for cancellation: terms of both signs summing to about zero.
+    #[test]
+    fn the_dot_products_error_is_within_its_bound() {
+        for (dim, scale) in [(384, 0.1f32), (129, 1e3), (40, 1e-18)] {
+            let data = rows(50, dim, 21, scale);
+            let list = Sq8List::encode(&data, dim).unwrap();
+            for q in rows(4, dim, 22, scale).chunks_exact(dim) {
+                let sq = Sq8Query::new(q, &list).unwrap();
+                for i in 0..50 {
+                    let codes = &list.codes[i * dim..(i + 1) * dim];
+                    let exact: f64 = (0..dim)
+                        .map(|j| {
+                            (f64::from(q[j]) - f64::from(list.lo[j]))
+                                * f64::from(list.step[j])
+                                * f64::from(codes[j])
+                        })
+                        .sum();
+                    let got = f64::from(sq8_dot(codes, &sq.v));
+                    assert!(
+                        (got - exact).abs() <= sq.eps,
+                        "dim {dim} row {i}: {got} vs {exact}"
+                    );
+                }
+            }
         }
     }
 }
