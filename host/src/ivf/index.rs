@@ -149,7 +149,7 @@ impl Index {
 
     /// The 8-bit screen of list `list_no` from its verified `bytes`
     /// ([`Sq8List`]), for the payload cache (made at a list's second hit):
-    /// IVF-Flat under squared L2 only, `None` otherwise or when the list
+    /// IVF-Flat under every metric, `None` for IVF-PQ or when the list
     /// cannot be screened.
     ///
     /// # Complexity
@@ -173,9 +173,10 @@ impl Index {
         Sq8List::encode(&f32s(codes), m.dim)
     }
 
-    /// Whether cached lists get an 8-bit screen: IVF-Flat under squared L2.
+    /// Whether cached lists get an 8-bit screen: IVF-Flat (squared L2 and
+    /// the inner products alike).
     fn screens(&self) -> bool {
-        self.pq.is_none() && self.metric == Metric::L2
+        self.pq.is_none()
     }
 
     /// The `nprobe` lists nearest to `q` (ascending distance, ties to the

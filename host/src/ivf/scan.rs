@@ -354,19 +354,18 @@ mod tests {
                 for (x, y) in a.iter().zip(&b) {
                     assert!(x == y, "{metric} k = {k}: {x:?} vs {y:?}");
                 }
-                // The cached list's 8-bit screen (squared L2): the same.
-                if metric == Metric::L2 {
-                    let list = Sq8List::encode(&rows, dim).unwrap();
-                    let sq = scorer.sq8(&list).unwrap();
-                    let mut cached = TopK::new(k);
-                    scan_sq8(&scorer, &sq, &codes, dim, &mut buf, &mut cached, |i| {
-                        ((i % 37) as u32, i as u64)
-                    });
-                    let c = cached.into_sorted();
-                    assert_eq!(c.len(), b.len(), "sq8 k = {k}");
-                    for (x, y) in c.iter().zip(&b) {
-                        assert!(x == y, "sq8 k = {k}: {x:?} vs {y:?}");
-                    }
+                // The cached list's 8-bit screen, under every metric: the
+                // same.
+                let list = Sq8List::encode(&rows, dim).unwrap();
+                let sq = scorer.sq8(&list).unwrap();
+                let mut cached = TopK::new(k);
+                scan_sq8(&scorer, &sq, &codes, dim, &mut buf, &mut cached, |i| {
+                    ((i % 37) as u32, i as u64)
+                });
+                let c = cached.into_sorted();
+                assert_eq!(c.len(), b.len(), "{metric} sq8 k = {k}");
+                for (x, y) in c.iter().zip(&b) {
+                    assert!(x == y, "{metric} sq8 k = {k}: {x:?} vs {y:?}");
                 }
             }
         }

@@ -24,6 +24,7 @@ use std::sync::OnceLock;
 use super::Key;
 use super::kernel::{dot, dot_error, dot_f32, dot_f32_error};
 use super::l2::AdcTable;
+use super::sq8::{Sq8List, Sq8Query};
 use crate::error::{Error, Result};
 use crate::ivf::pq::{KSUB, ProductQuantizer};
 
@@ -125,6 +126,13 @@ impl IpQuery {
         let t = f64::from(s) + (d32 + d64) * up * big_a + eta;
         let t = t + t.abs() * 2f64.powi(-49);
         -t / self.norm
+    }
+
+    /// The query prepared for `list`'s 8-bit screen under this key
+    /// ([`Sq8Query::inner_product`]): the query as given, the divisor `‖q‖`
+    /// (1 for dot) and the key's `δ₆₄`. `O(d)`.
+    pub fn sq8<'a>(&self, list: &'a Sq8List) -> Option<Sq8Query<'a>> {
+        Sq8Query::inner_product(&self.q32, self.norm, self.screen.2, list)
     }
 
     /// The reported distance of a key: `−q·x` (dot) or `1 − cos` (cosine).

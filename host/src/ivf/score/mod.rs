@@ -160,12 +160,12 @@ impl Scorer {
     }
 
     /// The query prepared for `list`'s 8-bit screen ([`Sq8Query`]): squared
-    /// L2 with no far coordinate only; `None` otherwise, or when the query
-    /// lies beyond `f32` of the list. `O(d)`.
+    /// L2 with no far coordinate, and the inner products; `None` otherwise,
+    /// or when the query's weights lie beyond `f32`. `O(d)`.
     pub fn sq8<'a>(&self, list: &'a Sq8List) -> Option<Sq8Query<'a>> {
         match self {
             Self::L2(s) => s.query_f32().and_then(|q| Sq8Query::new(q, list)),
-            Self::Ip(_) => None,
+            Self::Ip(s) => s.sq8(list),
         }
     }
 

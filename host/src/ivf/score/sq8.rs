@@ -45,6 +45,21 @@
 //! key a scan keeps is not kept, whatever its exact key; the others are keyed
 //! exactly, so the screen never changes the answer.
 //!
+//! # Inner products
+//! Under `dot` and `cosine` the key is `−fl(dot(x_i, q'))`, `q'_j = fl(q_j
+//! / ν)` (`ν = ‖q‖` for cosine, 1 for dot), at least `−(S_i + δ₆₄·Σ_j |x_ij
+//! q_j|) / ν` with `S_i = q·x_i` ([`super::IpQuery::lower_bound`]). The
+//! same dot product bounds it: `q·x̂_i = q·lo + C_i` with `w = q` (no
+//! difference to round), `|q·(x_i − x̂_i)| ≤ ‖q‖·ρ_i`, and `Σ_j |x_ij q_j| ≤
+//! ‖q‖·‖x_i‖ ≤ ‖q‖·(‖lo‖ + √B_i + ρ_i)`, so
+//!
+//! ```text
+//! key_i ≥ −(Q₀ + Ĉ_i + ε + ‖q‖·ρ_i + δ₆₄·‖q‖·(‖lo‖ + √B_i + ρ_i)) / ν,
+//! ```
+//!
+//! `Q₀ ≥ q·lo`, `‖q‖` and `‖lo‖` rounded up once per query and list, the sum
+//! widened by `2⁻⁴⁹` of its absolute terms for its own roundings.
+//!
 //! # Bounds
 //! A screen costs `d + 12` bytes a vector and `8·d` a list (beside the list's
 //! `4·d + 4` a vector); the payload cache counts them in its capacity. A
@@ -252,63 +267,135 @@ fn encode_row_portable(
     )
 }
 
-/// A query prepared for one list's screen: `v = fl₃₂(w ∘ σ)`, `A` and `ε`
-/// (module docs). `O(d)` to make.
+/// A query prepared for one list's screen: `v = fl₃₂(w ∘ σ)`, `ε`, and the
+/// constants of its metric (module docs). `O(d)` to make.
 #[derive(Debug, Clone)]
 pub struct Sq8Query<'a> {
     list: &'a Sq8List,
     v: Vec<f32>,
-    /// `A = ‖q − lo‖²`, rounded down.
-    a: f64,
     /// `ε`, the dot product's error, rounded up.
     eps: f64,
-    /// `δ₆₄` of the exact key.
-    key_err: f64,
+    form: Form,
+}
+
+/// What a prepared query bounds, with its constants.
+#[derive(Debug, Clone)]
+enum Form {
+    /// Squared L2 (module docs, *The bound*): `A = ‖q − lo‖²` rounded
+    /// down, and `δ₆₄` of the exact key.
+    L2 { a: f64, key_err: f64 },
+    /// An inner-product key `−q·x / ν` (module docs, *Inner products*):
+    /// `Q₀ ≥ q·lo`, `‖q‖` and `‖lo‖` rounded up, the key's `δ₆₄`, and the
+    /// divisor `ν` (`‖q‖` for cosine, 1 for dot).
+    Ip {
+        q0: f64,
+        q_norm: f64,
+        lo_norm: f64,
+        d64: f64,
+        nu: f64,
+    },
+}
+
+/// `v = fl₃₂(w ∘ σ)` and `ε` for the weights `w` (in `f64`, each within a
+/// factor `1 ± 2⁻⁵³` of its exact value) of a list's steps; `None` when a
+/// weight or `ε` does not fit. `O(d)`.
+fn weights(w: impl Iterator<Item = f64>, step: &[f32]) -> Option<(Vec<f32>, f64)> {
+    let n = step.len();
+    let mut v = Vec::with_capacity(n);
+    let mut weight = 0.0f64;
+    for (w, &s) in w.zip(step) {
+        let ws = w * f64::from(s);
+        let vj = ws as f32;
+        if !vj.is_finite() {
+            return None;
+        }
+        v.push(vj);
+        weight += ws.abs();
+    }
+    let depth = n.div_ceil(LANES) + TREE;
+    let eps = (1.01 * (depth + 2) as f64 * U32 * LEVELS * weight * (1.0 + 1e-9)
+        + n as f64 * 2f64.powi(-141))
+        * (1.0 + 1e-9);
+    eps.is_finite().then_some((v, eps))
 }
 
 impl<'a> Sq8Query<'a> {
     /// Prepares the query `q` (no far coordinate: see
-    /// [`super::L2Query::screens`]) for `list`. `None` when `q − lo`, `A`,
-    /// a weight `w_j·σ_j` or `ε` does not fit (`f32` for the weights).
+    /// [`super::L2Query::screens`]) for `list`'s squared-L2 screen. `None`
+    /// when `A`, a weight `w_j·σ_j` or `ε` does not fit (`f32` for the
+    /// weights).
     pub fn new(q: &[f32], list: &'a Sq8List) -> Option<Self> {
         debug_assert_eq!(q.len(), list.dim);
         let n = q.len();
-        let mut v = Vec::with_capacity(n);
-        let (mut a, mut weight) = (0.0f64, 0.0f64);
-        for ((&qj, &l), &s) in q.iter().zip(&list.lo).zip(&list.step) {
-            // Within a factor `1 ± 2⁻⁵³` of `q_j − lo_j`.
-            let w = f64::from(qj) - f64::from(l);
-            a += w * w;
-            let ws = w * f64::from(s);
-            let vj = ws as f32;
-            if !vj.is_finite() {
-                return None;
-            }
-            v.push(vj);
-            weight += ws.abs();
-        }
+        // Each within a factor `1 ± 2⁻⁵³` of `q_j − lo_j`.
+        let w = || {
+            q.iter()
+                .zip(&list.lo)
+                .map(|(&qj, &l)| f64::from(qj) - f64::from(l))
+        };
+        let (v, eps) = weights(w(), &list.step)?;
         // `A`: each square within `3·2⁻⁵³` (the difference twice, the
         // product), `n` additions more.
-        let a = a * (1.0 - (n as f64 + 8.0) * 2.0 * f64::EPSILON);
-        let depth = n.div_ceil(LANES) + TREE;
-        let eps = (1.01 * (depth + 2) as f64 * U32 * LEVELS * weight * (1.0 + 1e-9)
-            + n as f64 * 2f64.powi(-141))
-            * (1.0 + 1e-9);
-        if !(a.is_finite() && eps.is_finite()) {
+        let a = w().map(|w| w * w).sum::<f64>() * (1.0 - (n as f64 + 8.0) * 2.0 * f64::EPSILON);
+        if !a.is_finite() {
             return None;
         }
         Some(Self {
             list,
             v,
-            a,
             eps,
-            key_err: sq_dist_error(n) + 2f64.powi(-46),
+            form: Form::L2 {
+                a,
+                key_err: sq_dist_error(n) + 2f64.powi(-46),
+            },
         })
     }
 
-    /// A lower bound on vector `i`'s squared L2 key (module docs); `−∞`
-    /// when the screen says nothing (`L_i ≤ 0`, or the `f32` dot product
-    /// overflowed).
+    /// Prepares the query `q` (as given, in `f32`) for `list`'s screen
+    /// under an inner-product key `−fl(dot(x, q'))`, `q'_j = fl(q_j / ν)`,
+    /// whose error is within `δ₆₄·Σ_j |x_j·q_j| / ν` (module docs, *Inner
+    /// products*; [`super::IpQuery::lower_bound`] for `δ₆₄`). `None` when a
+    /// weight `q_j·σ_j`, `ε` or a constant does not fit.
+    pub fn inner_product(q: &[f32], nu: f64, d64: f64, list: &'a Sq8List) -> Option<Self> {
+        debug_assert_eq!(q.len(), list.dim);
+        let n = q.len();
+        // Exact: an `f32` in `f64`.
+        let (v, eps) = weights(q.iter().map(|&x| f64::from(x)), &list.step)?;
+        // `q_j·lo_j` is exact in `f64` (24 by 24 bits); the sum of `n` is
+        // within `1.01·n·2⁻⁵³` of their absolute sum.
+        let (mut q0, mut abs, mut qq, mut ll) = (0.0f64, 0.0f64, 0.0f64, 0.0f64);
+        for (&qj, &l) in q.iter().zip(&list.lo) {
+            let (qj, l) = (f64::from(qj), f64::from(l));
+            q0 += qj * l;
+            abs += (qj * l).abs();
+            qq += qj * qj;
+            ll += l * l;
+        }
+        let slack = (n as f64 + 4.0) * 2.0 * f64::EPSILON;
+        let q0 = q0 + abs * slack * 2.0;
+        let up = |x: f64| (x * (1.0 + slack)).sqrt() * (1.0 + 2f64.powi(-50));
+        let (q_norm, lo_norm) = (up(qq), up(ll));
+        let finite = [q0, q_norm, lo_norm, nu].iter().all(|x| x.is_finite());
+        if !(finite && nu > 0.0) {
+            return None;
+        }
+        Some(Self {
+            list,
+            v,
+            eps,
+            form: Form::Ip {
+                q0,
+                q_norm,
+                lo_norm,
+                d64,
+                nu,
+            },
+        })
+    }
+
+    /// A lower bound on vector `i`'s key's value (module docs): squared L2,
+    /// or `−q·x / ν`; `−∞` when the screen says nothing (`L_i ≤ 0` under
+    /// L2, or the `f32` dot product overflowed).
     ///
     /// # Complexity
     /// `O(d)`, reading `d` bytes of codes.
@@ -319,23 +406,47 @@ impl<'a> Sq8Query<'a> {
         if !c.is_finite() {
             return f64::NEG_INFINITY;
         }
-        let (a, b, c) = (self.a, self.list.norm[i], f64::from(c) + self.eps);
-        // Three f64 roundings, each within 2⁻⁵³ of what it adds up.
-        let t = (a + b - 2.0 * c) - 2f64.powi(-50) * (a + b + 2.0 * c.abs());
-        if t.is_nan() || t <= 0.0 {
-            return f64::NEG_INFINITY;
+        // At least `C_i`.
+        let c = f64::from(c) + self.eps;
+        let (b, rho) = (self.list.norm[i], f64::from(self.list.err[i]));
+        match self.form {
+            Form::L2 { a, key_err } => {
+                // Three f64 roundings, each within 2⁻⁵³ of what it adds up.
+                let t = (a + b - 2.0 * c) - 2f64.powi(-50) * (a + b + 2.0 * c.abs());
+                if t.is_nan() || t <= 0.0 {
+                    return f64::NEG_INFINITY;
+                }
+                let l = t.sqrt() * (1.0 - 2f64.powi(-50)) - rho;
+                if l <= 0.0 {
+                    return f64::NEG_INFINITY;
+                }
+                l * l * (1.0 - key_err)
+            }
+            Form::Ip {
+                q0,
+                q_norm,
+                lo_norm,
+                d64,
+                nu,
+            } => {
+                // `‖x_i‖ ≤ ‖lo‖ + √B_i + ρ_i` (`B_i` was rounded down by
+                // less than `2⁻³⁰` of itself).
+                let x_norm = lo_norm + (b * (1.0 + 2f64.powi(-30))).sqrt() + rho;
+                let terms = [q0, c, q_norm * rho, d64 * q_norm * x_norm];
+                let t: f64 = terms.iter().sum();
+                // Four additions and three products, each within 2⁻⁵³ of
+                // what it adds up, the widening and the division two more:
+                // fewer than the sixteen `2⁻⁴⁹` covers.
+                let t = t + terms.iter().map(|x| x.abs()).sum::<f64>() * 2f64.powi(-49);
+                -t / nu
+            }
         }
-        let l = t.sqrt() * (1.0 - 2f64.powi(-50)) - f64::from(self.list.err[i]);
-        if l <= 0.0 {
-            return f64::NEG_INFINITY;
-        }
-        l * l * (1.0 - self.key_err)
     }
 }
 
 /// `Σ_j v_j·c_j` in `f32`: each product rounded, then added into one of
 /// thirty-two lanes, the tail to lanes `0, 1, …`, one fixed reduction tree
-/// ([`reduce32`]), no fused multiply-add (the same bits on every machine).
+/// (`reduce32`), no fused multiply-add (the same bits on every machine).
 /// `O(d)`.
 #[inline]
 pub fn sq8_dot(codes: &[u8], v: &[f32]) -> f32 {
@@ -436,6 +547,41 @@ mod tests {
                 scale * (((state >> 40) as f32 / (1u64 << 24) as f32) - 0.5)
             })
             .collect()
+    }
+
+    /// Under `dot` and `cosine` the bound is below every key (the key the
+    /// scan uses, `IpQuery::key`), and within a few % of the spread of keys
+    /// on 384-d data, so that a scan prunes with it.
+    #[test]
+    fn the_inner_product_bound_never_exceeds_the_key() {
+        use super::super::IpQuery;
+        for (dim, scale) in [(384, 0.1f32), (128, 100.0), (7, 1e-20), (33, 1e12)] {
+            let data = rows(300, dim, 13, scale);
+            let list = Sq8List::encode(&data, dim).unwrap();
+            for (k, q) in rows(5, dim, 14, scale).chunks_exact(dim).enumerate() {
+                for (name, ip) in [
+                    ("dot", IpQuery::dot(q)),
+                    ("cosine", IpQuery::cosine(q).unwrap()),
+                ] {
+                    let sq = ip.sq8(&list).unwrap();
+                    let mut worst_gap = 0.0f64;
+                    let (mut lo, mut hi) = (f64::INFINITY, f64::NEG_INFINITY);
+                    for (i, x) in data.chunks_exact(dim).enumerate() {
+                        let (lb, key) = (sq.lower_bound(i), ip.key(x).value());
+                        assert!(lb <= key, "{name} dim {dim} q {k} row {i}: {lb} > {key}");
+                        worst_gap = worst_gap.max(key - lb);
+                        lo = lo.min(key);
+                        hi = hi.max(key);
+                    }
+                    if dim >= 128 {
+                        assert!(
+                            worst_gap < 0.1 * (hi - lo),
+                            "{name} dim {dim}: a gap of {worst_gap} in keys {lo}..{hi}"
+                        );
+                    }
+                }
+            }
+        }
     }
 
     #[test]
