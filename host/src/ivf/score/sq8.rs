@@ -296,27 +296,34 @@ enum Form {
     },
 }
 
-/// `v = fl₃₂(w ∘ σ)` and `ε` for the weights `w` (in `f64`, each within a
-/// factor `1 ± 2⁻⁵³` of its exact value) of a list's steps; `None` when a
-/// weight or `ε` does not fit. `O(d)`.
-fn weights(w: impl Iterator<Item = f64>, step: &[f32]) -> Option<(Vec<f32>, f64)> {
+/// `v = fl₃₂(w ∘ σ)`, `ε` and `Σ_j w_j²` for the weights `w(j)` (in `f64`,
+/// each within a factor `1 ± 2⁻⁵³` of its exact value) of a list's steps;
+/// `None` when a weight or `ε` does not fit. One pass in eight `f64` lanes
+/// (the sums' order is not the bound's concern: `ε` and `A` are widened for
+/// any order). `O(d)`.
+fn weights(w: impl Fn(usize) -> f64, step: &[f32]) -> Option<(Vec<f32>, f64, f64)> {
+    const W: usize = 8;
     let n = step.len();
-    let mut v = Vec::with_capacity(n);
-    let mut weight = 0.0f64;
-    for (w, &s) in w.zip(step) {
-        let ws = w * f64::from(s);
-        let vj = ws as f32;
-        if !vj.is_finite() {
-            return None;
+    let mut v = vec![0f32; n];
+    let (mut weight, mut squares) = ([0f64; W], [0f64; W]);
+    for (c, (vc, sc)) in v.chunks_mut(W).zip(step.chunks(W)).enumerate() {
+        for (k, (vj, &s)) in vc.iter_mut().zip(sc).enumerate() {
+            let w = w(c * W + k);
+            let ws = w * f64::from(s);
+            *vj = ws as f32;
+            weight[k] += ws.abs();
+            squares[k] += w * w;
         }
-        v.push(vj);
-        weight += ws.abs();
     }
+    if !v.iter().all(|x| x.is_finite()) {
+        return None;
+    }
+    let (weight, squares) = (weight.iter().sum::<f64>(), squares.iter().sum::<f64>());
     let depth = n.div_ceil(LANES) + TREE;
     let eps = (1.01 * (depth + 2) as f64 * U32 * LEVELS * weight * (1.0 + 1e-9)
         + n as f64 * 2f64.powi(-141))
         * (1.0 + 1e-9);
-    eps.is_finite().then_some((v, eps))
+    eps.is_finite().then_some((v, eps, squares))
 }
 
 impl<'a> Sq8Query<'a> {
@@ -328,15 +335,11 @@ impl<'a> Sq8Query<'a> {
         debug_assert_eq!(q.len(), list.dim);
         let n = q.len();
         // Each within a factor `1 ± 2⁻⁵³` of `q_j − lo_j`.
-        let w = || {
-            q.iter()
-                .zip(&list.lo)
-                .map(|(&qj, &l)| f64::from(qj) - f64::from(l))
-        };
-        let (v, eps) = weights(w(), &list.step)?;
+        let w = |j: usize| f64::from(q[j]) - f64::from(list.lo[j]);
+        let (v, eps, a) = weights(w, &list.step)?;
         // `A`: each square within `3·2⁻⁵³` (the difference twice, the
-        // product), `n` additions more.
-        let a = w().map(|w| w * w).sum::<f64>() * (1.0 - (n as f64 + 8.0) * 2.0 * f64::EPSILON);
+        // product), at most `n` additions more.
+        let a = a * (1.0 - (n as f64 + 8.0) * 2.0 * f64::EPSILON);
         if !a.is_finite() {
             return None;
         }
@@ -360,15 +363,14 @@ impl<'a> Sq8Query<'a> {
         debug_assert_eq!(q.len(), list.dim);
         let n = q.len();
         // Exact: an `f32` in `f64`.
-        let (v, eps) = weights(q.iter().map(|&x| f64::from(x)), &list.step)?;
+        let (v, eps, qq) = weights(|j| f64::from(q[j]), &list.step)?;
         // `q_j·lo_j` is exact in `f64` (24 by 24 bits); the sum of `n` is
         // within `1.01·n·2⁻⁵³` of their absolute sum.
-        let (mut q0, mut abs, mut qq, mut ll) = (0.0f64, 0.0f64, 0.0f64, 0.0f64);
+        let (mut q0, mut abs, mut ll) = (0.0f64, 0.0f64, 0.0f64);
         for (&qj, &l) in q.iter().zip(&list.lo) {
             let (qj, l) = (f64::from(qj), f64::from(l));
             q0 += qj * l;
             abs += (qj * l).abs();
-            qq += qj * qj;
             ll += l * l;
         }
         let slack = (n as f64 + 4.0) * 2.0 * f64::EPSILON;
