@@ -180,18 +180,18 @@ fn scan_flat(
     tag: impl Fn(usize) -> (u32, u64),
 ) {
     if scorer.screens() {
-        scan_bounded(scorer, codes, dim, buf, top, tag, |_, row| {
-            scorer.lower_bound(row)
+        scan_bounded(scorer, codes, dim, buf, top, tag, |_, row, worst| {
+            scorer.lower_bound(row) > worst
         });
     } else {
-        scan_bounded(scorer, codes, dim, buf, top, tag, |_, _| f64::NEG_INFINITY);
+        scan_bounded(scorer, codes, dim, buf, top, tag, |_, _, _| false);
     }
 }
 
 /// [`scan_flat`] with the bound of a list's 8-bit screen (`sq`, prepared
 /// for this query and list) in place of the `f32` one: the same `top`.
-/// Reads `dim` bytes of codes a row, and the row's floats only for rows
-/// that pass.
+/// Reads `dim` bytes of codes a row ([`Sq8Query::exceeds`]), and the row's
+/// floats only for rows that pass.
 fn scan_sq8(
     scorer: &Scorer,
     sq: &Sq8Query<'_>,
@@ -201,13 +201,15 @@ fn scan_sq8(
     top: &mut TopK,
     tag: impl Fn(usize) -> (u32, u64),
 ) {
-    scan_bounded(scorer, codes, dim, buf, top, tag, |i, _| sq.lower_bound(i));
+    scan_bounded(scorer, codes, dim, buf, top, tag, |i, _, worst| {
+        sq.exceeds(i, worst)
+    });
 }
 
 /// The one screened loop: row `i` is skipped when `top` is full and
-/// `bound(i, row)`, a lower bound on its key's value, exceeds the worst key
-/// kept (it would not have been kept); every other row is keyed exactly.
-/// `O(rows · dim)` plus the bounds.
+/// `above(i, row, worst)` proves its key's value above `worst`, the worst
+/// key kept (it would not have been kept); every other row is keyed
+/// exactly. `O(rows · dim)` plus the bounds.
 fn scan_bounded(
     scorer: &Scorer,
     codes: &[u8],
@@ -215,11 +217,11 @@ fn scan_bounded(
     buf: &mut [f32],
     top: &mut TopK,
     tag: impl Fn(usize) -> (u32, u64),
-    bound: impl Fn(usize, &[f32]) -> f64,
+    above: impl Fn(usize, &[f32], f64) -> bool,
 ) {
     for_each_row(codes, dim, buf, |i, row| {
         if let Some(worst) = top.bound()
-            && bound(i, row) > worst
+            && above(i, row, worst)
         {
             return;
         }

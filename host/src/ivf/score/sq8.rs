@@ -95,6 +95,9 @@ pub struct Sq8List {
     err: Vec<f32>,
     /// `B_i = Σ_j (σ_j·c_ij)²`, rounded down, per vector.
     norm: Vec<f64>,
+    /// `max_i (√B_i + ρ_i)`, rounded up: with `‖lo‖`, a bound on every
+    /// `‖x_i‖` (module docs, *Inner products*).
+    reach: f64,
 }
 
 impl Sq8List {
@@ -171,6 +174,7 @@ impl Sq8List {
             lo,
             step,
             codes,
+            reach: reach(&norm, &err),
             err,
             norm,
         })
@@ -190,6 +194,18 @@ impl Sq8List {
     pub fn size_bytes(&self) -> usize {
         self.codes.len() + 12 * self.err.len() + 8 * self.dim
     }
+}
+
+/// `max_i (√B_i + ρ_i)` over a list, with `B_i` (stored rounded down by
+/// less than `2⁻³⁰` of itself) taken up by that much, and the result widened
+/// by `2⁻⁵⁰` for the roundings here. `O(count)`.
+fn reach(norm: &[f64], err: &[f32]) -> f64 {
+    let m = norm
+        .iter()
+        .zip(err)
+        .map(|(&b, &r)| (b * (1.0 + 2f64.powi(-30))).sqrt() + f64::from(r))
+        .fold(0.0f64, f64::max);
+    m * (1.0 + 2f64.powi(-50))
 }
 
 /// Codes one row into `c` and returns `(Σ_j r_j², max_j (|x_j| + |lo_j| +
@@ -276,6 +292,10 @@ pub struct Sq8Query<'a> {
     /// `ε`, the dot product's error, rounded up.
     eps: f64,
     form: Form,
+    /// The last worst key [`Sq8Query::exceeds`] was asked about, and its
+    /// `√(w* / (1 − δ₆₄))` rounded up: the worst key changes a few times a
+    /// list, so the square root is taken that often, not once a vector.
+    last: std::cell::Cell<(f64, f64)>,
 }
 
 /// What a prepared query bounds, with its constants.
@@ -285,13 +305,13 @@ enum Form {
     /// down, and `δ₆₄` of the exact key.
     L2 { a: f64, key_err: f64 },
     /// An inner-product key `−q·x / ν` (module docs, *Inner products*):
-    /// `Q₀ ≥ q·lo`, `‖q‖` and `‖lo‖` rounded up, the key's `δ₆₄`, and the
-    /// divisor `ν` (`‖q‖` for cosine, 1 for dot).
+    /// `Q₀ ≥ q·lo`, `‖q‖` rounded up, the key's rounding for the whole list,
+    /// `δ₆₄·‖q‖·(‖lo‖ + max_i (√B_i + ρ_i))` rounded up, and the divisor `ν`
+    /// (`‖q‖` for cosine, 1 for dot).
     Ip {
         q0: f64,
         q_norm: f64,
-        lo_norm: f64,
-        d64: f64,
+        tail: f64,
         nu: f64,
     },
 }
@@ -351,6 +371,7 @@ impl<'a> Sq8Query<'a> {
                 a,
                 key_err: sq_dist_error(n) + 2f64.powi(-46),
             },
+            last: std::cell::Cell::new((f64::NAN, f64::NAN)),
         })
     }
 
@@ -377,7 +398,8 @@ impl<'a> Sq8Query<'a> {
         let q0 = q0 + abs * slack * 2.0;
         let up = |x: f64| (x * (1.0 + slack)).sqrt() * (1.0 + 2f64.powi(-50));
         let (q_norm, lo_norm) = (up(qq), up(ll));
-        let finite = [q0, q_norm, lo_norm, nu].iter().all(|x| x.is_finite());
+        let tail = d64 * q_norm * (lo_norm + list.reach) * (1.0 + 2f64.powi(-50));
+        let finite = [q0, q_norm, tail, nu].iter().all(|x| x.is_finite());
         if !(finite && nu > 0.0) {
             return None;
         }
@@ -388,10 +410,10 @@ impl<'a> Sq8Query<'a> {
             form: Form::Ip {
                 q0,
                 q_norm,
-                lo_norm,
-                d64,
+                tail,
                 nu,
             },
+            last: std::cell::Cell::new((f64::NAN, f64::NAN)),
         })
     }
 
@@ -410,9 +432,10 @@ impl<'a> Sq8Query<'a> {
         }
         // At least `C_i`.
         let c = f64::from(c) + self.eps;
-        let (b, rho) = (self.list.norm[i], f64::from(self.list.err[i]));
+        let rho = f64::from(self.list.err[i]);
         match self.form {
             Form::L2 { a, key_err } => {
+                let b = self.list.norm[i];
                 // Three f64 roundings, each within 2⁻⁵³ of what it adds up.
                 let t = (a + b - 2.0 * c) - 2f64.powi(-50) * (a + b + 2.0 * c.abs());
                 if t.is_nan() || t <= 0.0 {
@@ -427,22 +450,62 @@ impl<'a> Sq8Query<'a> {
             Form::Ip {
                 q0,
                 q_norm,
-                lo_norm,
-                d64,
+                tail,
                 nu,
             } => {
-                // `‖x_i‖ ≤ ‖lo‖ + √B_i + ρ_i` (`B_i` was rounded down by
-                // less than `2⁻³⁰` of itself).
-                let x_norm = lo_norm + (b * (1.0 + 2f64.powi(-30))).sqrt() + rho;
-                let terms = [q0, c, q_norm * rho, d64 * q_norm * x_norm];
+                // `‖x_i‖ ≤ ‖lo‖ + √B_i + ρ_i`, at most the list's reach
+                // (in `tail`).
+                let terms = [q0, c, q_norm * rho, tail];
                 let t: f64 = terms.iter().sum();
-                // Four additions and three products, each within 2⁻⁵³ of
-                // what it adds up, the widening and the division two more:
-                // fewer than the sixteen `2⁻⁴⁹` covers.
+                // Three additions and a product, each within 2⁻⁵³ of what
+                // it adds up, the widening and the division two more: fewer
+                // than the sixteen `2⁻⁴⁹` covers.
                 let t = t + terms.iter().map(|x| x.abs()).sum::<f64>() * 2f64.powi(-49);
                 -t / nu
             }
         }
+    }
+
+    /// Whether vector `i`'s key is certainly above `worst`, the worst key a
+    /// scan keeps (it would not be kept). Under squared L2 without a square
+    /// root a vector: with `t_i` the lower bound on `‖δ_i‖²` and `W ≥ √(w* /
+    /// (1 − δ₆₄))` (one root each time the worst key changes), the key is
+    /// above `w*` once `√t_i − ρ_i > W`, that is once `t_i·(1 − 2⁻⁴⁸) > (W +
+    /// ρ_i)²` in `f64` (the factor covers the comparison's three
+    /// roundings). Under an inner product, `lower_bound(i) > worst`.
+    /// `false` says nothing: the vector must be keyed.
+    ///
+    /// # Complexity
+    /// `O(d)`, reading `d` bytes of codes.
+    #[inline]
+    pub fn exceeds(&self, i: usize, worst: f64) -> bool {
+        let Form::L2 { a, key_err } = self.form else {
+            return self.lower_bound(i) > worst;
+        };
+        if !(worst.is_finite() && worst >= 0.0) {
+            return self.lower_bound(i) > worst;
+        }
+        let d = self.list.dim;
+        let c = sq8_dot(&self.list.codes[i * d..(i + 1) * d], &self.v);
+        if !c.is_finite() {
+            return false;
+        }
+        let c = f64::from(c) + self.eps;
+        let b = self.list.norm[i];
+        let t = (a + b - 2.0 * c) - 2f64.powi(-50) * (a + b + 2.0 * c.abs());
+        if t.is_nan() || t <= 0.0 {
+            return false;
+        }
+        let (last, w) = self.last.get();
+        let w = if last == worst {
+            w
+        } else {
+            let w = (worst / (1.0 - key_err)).sqrt() * (1.0 + 2f64.powi(-50));
+            self.last.set((worst, w));
+            w
+        };
+        let r = w + f64::from(self.list.err[i]);
+        t * (1.0 - 2f64.powi(-48)) > r * r
     }
 }
 
@@ -580,6 +643,50 @@ mod tests {
                             worst_gap < 0.1 * (hi - lo),
                             "{name} dim {dim}: a gap of {worst_gap} in keys {lo}..{hi}"
                         );
+                    }
+                }
+            }
+        }
+    }
+
+    /// `exceeds` (no square root a vector under L2) rules a vector out only
+    /// when its key is above the worst key, and rules out what the bound
+    /// does, but for the last few ulps.
+    #[test]
+    fn exceeds_rules_out_only_keys_above_the_worst() {
+        use super::super::IpQuery;
+        for (dim, scale) in [(384, 0.1f32), (128, 100.0), (7, 1e-20), (33, 1e12)] {
+            let data = rows(300, dim, 31, scale);
+            let list = Sq8List::encode(&data, dim).unwrap();
+            for q in rows(3, dim, 32, scale).chunks_exact(dim) {
+                let r: Vec<f64> = q.iter().map(|&v| f64::from(v)).collect();
+                let l2: Vec<f64> = data.chunks_exact(dim).map(|x| sq_dist(x, &r)).collect();
+                let ip = IpQuery::cosine(q).unwrap();
+                let cos: Vec<f64> = data.chunks_exact(dim).map(|x| ip.key(x).value()).collect();
+                for (sq, keys) in [
+                    (Sq8Query::new(q, &list).unwrap(), &l2),
+                    (ip.sq8(&list).unwrap(), &cos),
+                ] {
+                    let mut sorted = keys.clone();
+                    sorted.sort_by(f64::total_cmp);
+                    for worst in [
+                        sorted[0],
+                        sorted[9],
+                        sorted[150],
+                        sorted[299],
+                        -1.0,
+                        f64::NAN,
+                    ] {
+                        let (mut by_bound, mut by_exceeds) = (0, 0);
+                        for (i, &key) in keys.iter().enumerate() {
+                            let out = sq.exceeds(i, worst);
+                            if out {
+                                assert!(key > worst, "dim {dim} row {i}: {key} <= {worst}");
+                            }
+                            by_exceeds += usize::from(out);
+                            by_bound += usize::from(sq.lower_bound(i) > worst);
+                        }
+                        assert!(by_exceeds + 2 >= by_bound, "{by_exceeds} vs {by_bound}");
                     }
                 }
             }
