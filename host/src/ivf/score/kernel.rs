@@ -187,22 +187,23 @@ pub(super) fn sq_dist_f32_portable(x: &[f32], q: &[f32]) -> f32 {
 }
 
 /// [`sq_dist_f32`]'s tail (fewer than 16 terms, to lanes `0, 1, …`) and
-/// its tree ([`reduce16`]).
+/// its tree ([`reduce_tree`]).
 #[inline(always)]
 fn sq_finish(mut acc: [f32; LANES32], x: &[f32], q: &[f32]) -> f32 {
     for (l, (a, b)) in x.iter().zip(q).enumerate() {
         let d = a - b;
         acc[l] += d * d;
     }
-    reduce16(acc)
+    reduce_tree(acc)
 }
 
-/// The sixteen lanes of the `f32` loops summed by one fixed tree: `l +=
-/// l + w` for `w = 8, 4, 2, 1` (the order every path of every loop uses,
-/// so that all give the same bits). `O(1)`.
+/// The `N` lanes of an `f32` loop (`N` a power of two) summed by one fixed
+/// tree: `l += l + w` for `w = N/2, …, 2, 1` (the order every path of every
+/// loop uses, so that all give the same bits; sixteen lanes here, 32 in the
+/// 8-bit screen). `O(N)`.
 #[inline(always)]
-pub(super) fn reduce16(mut acc: [f32; LANES32]) -> f32 {
-    let mut w = LANES32;
+pub(super) fn reduce_tree<const N: usize>(mut acc: [f32; N]) -> f32 {
+    let mut w = N;
     while w > 1 {
         w /= 2;
         for l in 0..w {
@@ -331,7 +332,7 @@ fn dot_finish(
         acc[l] += p;
         abs[l] += p.abs();
     }
-    (reduce16(acc), reduce16(abs))
+    (reduce_tree(acc), reduce_tree(abs))
 }
 
 /// `(δ, η)` of [`dot_f32`] over `n` terms: `δ = 1.01·(⌈n/16⌉ + 6)·2⁻²⁴`

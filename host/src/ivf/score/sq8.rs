@@ -66,13 +66,13 @@
 //! list whose values or steps are not finite in `f32` gets no screen (it is
 //! scanned as before).
 
-use super::kernel::sq_dist_error;
+use super::kernel::{reduce_tree, sq_dist_error};
 
 /// Lanes of the dot product's `f32` sum: four AVX registers of eight, so
 /// that four additions are in flight at once.
 const LANES: usize = 32;
 
-/// Levels of [`reduce32`]'s tree.
+/// Levels of the tree that sums the lanes (`reduce_tree`): `log₂ 32`.
 const TREE: usize = 5;
 
 /// Codes of one byte: `0..=255`.
@@ -511,7 +511,7 @@ impl<'a> Sq8Query<'a> {
 
 /// `Σ_j v_j·c_j` in `f32`: each product rounded, then added into one of
 /// thirty-two lanes, the tail to lanes `0, 1, …`, one fixed reduction tree
-/// (`reduce32`), no fused multiply-add (the same bits on every machine).
+/// (`reduce_tree`), no fused multiply-add (the same bits on every machine).
 /// `O(d)`.
 #[inline]
 pub fn sq8_dot(codes: &[u8], v: &[f32]) -> f32 {
@@ -574,27 +574,13 @@ fn sq8_dot_portable(codes: &[u8], v: &[f32]) -> f32 {
 }
 
 /// Adds the tail (fewer than 32 terms) to lanes `0, 1, …` and reduces the
-/// lanes by the fixed tree ([`reduce32`]).
+/// lanes by the fixed tree (`reduce_tree`).
 #[inline(always)]
 fn finish(mut acc: [f32; LANES], codes: &[u8], v: &[f32]) -> f32 {
     for (l, (c, v)) in codes.iter().zip(v).enumerate() {
         acc[l] += v * f32::from(*c);
     }
-    reduce32(acc)
-}
-
-/// The thirty-two lanes summed by one fixed tree: `l += l + w` for `w =
-/// 16, 8, 4, 2, 1` (every path's order, so the same bits). `O(1)`.
-#[inline(always)]
-fn reduce32(mut acc: [f32; LANES]) -> f32 {
-    let mut w = LANES;
-    while w > 1 {
-        w /= 2;
-        for l in 0..w {
-            acc[l] += acc[l + w];
-        }
-    }
-    acc[0]
+    reduce_tree(acc)
 }
 
 #[cfg(test)]
