@@ -1063,13 +1063,7 @@ async fn a_bad_manifest_is_counted_at_every_check_and_a_good_one_is_picked_up() 
     let manifest = dir.path().join(warp_host::ivf::manifest::MANIFEST);
     let good = std::fs::read(&manifest).unwrap();
     std::fs::write(&manifest, b"{\"not\": \"a manifest\"}").unwrap();
-    let failures = move || {
-        let (_, text) = get_within(addr, "/metrics", Duration::from_secs(20)).unwrap();
-        text.lines()
-            .find_map(|l| l.strip_prefix("warp_index_open_failures_total "))
-            .and_then(|v| v.trim().parse::<f64>().ok())
-            .unwrap_or_else(|| panic!("no warp_index_open_failures_total in {text}"))
-    };
+    let failures = move || metric(addr, "warp_index_open_failures_total");
     let mut waited = Duration::ZERO;
     while tokio::task::spawn_blocking(failures).await.unwrap() < 5.0 {
         assert!(

@@ -57,7 +57,8 @@
 //! key_i ≥ −(Q₀ + Ĉ_i + ε + ‖q‖·ρ_i + δ₆₄·‖q‖·(‖lo‖ + √B_i + ρ_i)) / ν,
 //! ```
 //!
-//! `Q₀ ≥ q·lo`, `‖q‖` and `‖lo‖` rounded up once per query and list, the sum
+//! `Q₀ ≥ q·lo` and `‖q‖` rounded up once per query and list (`‖lo‖` once per
+//! list, with the screen), the sum
 //! widened by `2⁻⁴⁹` of its absolute terms for its own roundings.
 //!
 //! # Bounds
@@ -95,8 +96,8 @@ pub struct Sq8List {
     err: Vec<f32>,
     /// `B_i = Σ_j (σ_j·c_ij)²`, rounded down, per vector.
     norm: Vec<f64>,
-    /// `max_i (√B_i + ρ_i)`, rounded up: with `‖lo‖`, a bound on every
-    /// `‖x_i‖` (module docs, *Inner products*).
+    /// `‖lo‖ + max_i (√B_i + ρ_i)`, rounded up: a bound on every `‖x_i‖`
+    /// (module docs, *Inner products*).
     reach: f64,
 }
 
@@ -106,7 +107,7 @@ impl Sq8List {
     /// finite in `f32` (such a list is scanned without a screen).
     ///
     /// # Complexity
-    /// `O(count·d)` time, `count·(d + 4) + 8·d` bytes.
+    /// `O(count·d)` time, `count·(d + 12) + 8·d` bytes.
     pub fn encode(rows: &[f32], dim: usize) -> Option<Self> {
         if dim == 0 || rows.is_empty() || !rows.len().is_multiple_of(dim) {
             return None;
@@ -171,10 +172,10 @@ impl Sq8List {
         }
         Some(Self {
             dim,
+            reach: reach(&lo, &norm, &err),
             lo,
             step,
             codes,
-            reach: reach(&norm, &err),
             err,
             norm,
         })
@@ -196,16 +197,20 @@ impl Sq8List {
     }
 }
 
-/// `max_i (√B_i + ρ_i)` over a list, with `B_i` (stored rounded down by
-/// less than `2⁻³⁰` of itself) taken up by that much, and the result widened
-/// by `2⁻⁵⁰` for the roundings here. `O(count)`.
-fn reach(norm: &[f64], err: &[f32]) -> f64 {
+/// `‖lo‖ + max_i (√B_i + ρ_i)` over a list, with `B_i` (stored rounded
+/// down by less than `2⁻³⁰` of itself) taken up by that much, `‖lo‖²` by
+/// its sum's roundings, and the result widened by `2⁻⁵⁰` for the roundings
+/// here. Made once with the list, so that no query takes `‖lo‖`.
+/// `O(count + d)`.
+fn reach(lo: &[f32], norm: &[f64], err: &[f32]) -> f64 {
+    let ll: f64 = lo.iter().map(|&l| f64::from(l) * f64::from(l)).sum();
+    let lo_norm = (ll * (1.0 + (lo.len() as f64 + 4.0) * 2.0 * f64::EPSILON)).sqrt();
     let m = norm
         .iter()
         .zip(err)
         .map(|(&b, &r)| (b * (1.0 + 2f64.powi(-30))).sqrt() + f64::from(r))
         .fold(0.0f64, f64::max);
-    m * (1.0 + 2f64.powi(-50))
+    (lo_norm + m) * (1.0 + 2f64.powi(-50))
 }
 
 /// Codes one row into `c` and returns `(Σ_j r_j², max_j (|x_j| + |lo_j| +
@@ -306,7 +311,7 @@ enum Form {
     L2 { a: f64, key_err: f64 },
     /// An inner-product key `−q·x / ν` (module docs, *Inner products*):
     /// `Q₀ ≥ q·lo`, `‖q‖` rounded up, the key's rounding for the whole list,
-    /// `δ₆₄·‖q‖·(‖lo‖ + max_i (√B_i + ρ_i))` rounded up, and the divisor `ν`
+    /// `δ₆₄·‖q‖·reach` rounded up, and the divisor `ν`
     /// (`‖q‖` for cosine, 1 for dot).
     Ip {
         q0: f64,
@@ -387,18 +392,16 @@ impl<'a> Sq8Query<'a> {
         let (v, eps, qq) = weights(|j| f64::from(q[j]), &list.step)?;
         // `q_j·lo_j` is exact in `f64` (24 by 24 bits); the sum of `n` is
         // within `1.01·n·2⁻⁵³` of their absolute sum.
-        let (mut q0, mut abs, mut ll) = (0.0f64, 0.0f64, 0.0f64);
+        let (mut q0, mut abs) = (0.0f64, 0.0f64);
         for (&qj, &l) in q.iter().zip(&list.lo) {
-            let (qj, l) = (f64::from(qj), f64::from(l));
-            q0 += qj * l;
-            abs += (qj * l).abs();
-            ll += l * l;
+            let p = f64::from(qj) * f64::from(l);
+            q0 += p;
+            abs += p.abs();
         }
         let slack = (n as f64 + 4.0) * 2.0 * f64::EPSILON;
         let q0 = q0 + abs * slack * 2.0;
-        let up = |x: f64| (x * (1.0 + slack)).sqrt() * (1.0 + 2f64.powi(-50));
-        let (q_norm, lo_norm) = (up(qq), up(ll));
-        let tail = d64 * q_norm * (lo_norm + list.reach) * (1.0 + 2f64.powi(-50));
+        let q_norm = (qq * (1.0 + slack)).sqrt() * (1.0 + 2f64.powi(-50));
+        let tail = d64 * q_norm * list.reach * (1.0 + 2f64.powi(-50));
         let finite = [q0, q_norm, tail, nu].iter().all(|x| x.is_finite());
         if !(finite && nu > 0.0) {
             return None;
@@ -425,22 +428,15 @@ impl<'a> Sq8Query<'a> {
     /// `O(d)`, reading `d` bytes of codes.
     #[inline]
     pub fn lower_bound(&self, i: usize) -> f64 {
-        let d = self.list.dim;
-        let c = sq8_dot(&self.list.codes[i * d..(i + 1) * d], &self.v);
-        if !c.is_finite() {
+        let Some(c) = self.dot_up(i) else {
             return f64::NEG_INFINITY;
-        }
-        // At least `C_i`.
-        let c = f64::from(c) + self.eps;
+        };
         let rho = f64::from(self.list.err[i]);
         match self.form {
             Form::L2 { a, key_err } => {
-                let b = self.list.norm[i];
-                // Three f64 roundings, each within 2⁻⁵³ of what it adds up.
-                let t = (a + b - 2.0 * c) - 2f64.powi(-50) * (a + b + 2.0 * c.abs());
-                if t.is_nan() || t <= 0.0 {
+                let Some(t) = self.l2_t(i, a, c) else {
                     return f64::NEG_INFINITY;
-                }
+                };
                 let l = t.sqrt() * (1.0 - 2f64.powi(-50)) - rho;
                 if l <= 0.0 {
                     return f64::NEG_INFINITY;
@@ -485,17 +481,9 @@ impl<'a> Sq8Query<'a> {
         if !(worst.is_finite() && worst >= 0.0) {
             return self.lower_bound(i) > worst;
         }
-        let d = self.list.dim;
-        let c = sq8_dot(&self.list.codes[i * d..(i + 1) * d], &self.v);
-        if !c.is_finite() {
+        let Some(t) = self.dot_up(i).and_then(|c| self.l2_t(i, a, c)) else {
             return false;
-        }
-        let c = f64::from(c) + self.eps;
-        let b = self.list.norm[i];
-        let t = (a + b - 2.0 * c) - 2f64.powi(-50) * (a + b + 2.0 * c.abs());
-        if t.is_nan() || t <= 0.0 {
-            return false;
-        }
+        };
         let (last, w) = self.last.get();
         let w = if last == worst {
             w
@@ -506,6 +494,25 @@ impl<'a> Sq8Query<'a> {
         };
         let r = w + f64::from(self.list.err[i]);
         t * (1.0 - 2f64.powi(-48)) > r * r
+    }
+
+    /// `Ĉ_i + ε ≥ C_i`, vector `i`'s dot product with its error; `None`
+    /// when the `f32` sum overflowed. `O(d)`.
+    #[inline]
+    fn dot_up(&self, i: usize) -> Option<f64> {
+        let d = self.list.dim;
+        let c = sq8_dot(&self.list.codes[i * d..(i + 1) * d], &self.v);
+        c.is_finite().then(|| f64::from(c) + self.eps)
+    }
+
+    /// `t_i ≤ ‖δ_i‖² = A + B_i − 2·C_i` from `c ≥ C_i` (three `f64`
+    /// roundings, each within `2⁻⁵³` of what it adds up); `None` when it is
+    /// not positive (the screen says nothing). `O(1)`.
+    #[inline]
+    fn l2_t(&self, i: usize, a: f64, c: f64) -> Option<f64> {
+        let b = self.list.norm[i];
+        let t = (a + b - 2.0 * c) - 2f64.powi(-50) * (a + b + 2.0 * c.abs());
+        (t > 0.0).then_some(t)
     }
 }
 
