@@ -372,8 +372,7 @@ async fn failing_suite(faults: usize, max_error_rate: f64) -> Suite {
     let index = Arc::new(
         Index::open(StoreLocation {
             store: Arc::clone(&faulty) as _,
-            prefix: loc.prefix.clone(),
-            display: loc.display.clone(),
+            ..loc.clone()
         })
         .await
         .unwrap(),

@@ -181,8 +181,7 @@ async fn a_failed_rebuild_removes_its_objects_and_keeps_the_index() {
             faulty.fail_puts_of("centroids");
             faulty
         },
-        prefix: loc.prefix.clone(),
-        display: loc.display.clone(),
+        ..loc.clone()
     };
     let e = warp_host::ivf::write(
         &failing,
@@ -286,8 +285,7 @@ fn failing_claims(name: &str) -> (StoreLocation, StoreLocation, Arc<FaultyStore>
     let faulty = FaultyStore::new(Arc::clone(&plain.store));
     let loc = StoreLocation {
         store: Arc::clone(&faulty) as Arc<dyn ObjectStore>,
-        prefix: plain.prefix.clone(),
-        display: plain.display.clone(),
+        ..plain.clone()
     };
     (plain, loc, faulty)
 }
@@ -355,8 +353,7 @@ async fn a_build_checks_its_objects_before_publishing() {
     // did to a build in progress).
     let lossy = StoreLocation {
         store: Arc::new(DropsPayloads(Arc::clone(&loc.store))),
-        prefix: loc.prefix.clone(),
-        display: loc.display.clone(),
+        ..loc.clone()
     };
     let e = warp_host::ivf::write(
         &lossy,

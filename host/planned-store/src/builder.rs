@@ -15,6 +15,7 @@ use crate::error::PlannedError;
 use crate::hedge::{HedgePolicy, Hedger};
 use crate::load::LoadEstimator;
 use crate::marginal::PlanMix;
+use crate::peer::LocalServer;
 use crate::stats::Stats;
 
 /// The most concurrent GETs a store may allow
@@ -119,6 +120,7 @@ pub struct PlannedStoreBuilder<S: ObjectStore + ?Sized> {
     deadline: Option<Duration>,
     stall_timeout: Duration,
     fetch_budget: u64,
+    local_server: Option<LocalServer>,
     problems: Vec<PlannedError>,
 }
 
@@ -132,6 +134,7 @@ impl<S: ObjectStore + ?Sized> std::fmt::Debug for PlannedStoreBuilder<S> {
             .field("deadline", &self.deadline)
             .field("stall_timeout", &self.stall_timeout)
             .field("fetch_budget", &self.fetch_budget)
+            .field("local_server", &self.local_server)
             .finish_non_exhaustive()
     }
 }
@@ -153,6 +156,7 @@ impl<S: ObjectStore + ?Sized> PlannedStoreBuilder<S> {
             deadline: None,
             stall_timeout: Duration::from_secs(10),
             fetch_budget: DEFAULT_FETCH_BUDGET,
+            local_server: None,
             problems: Vec::new(),
         }
     }
@@ -285,6 +289,17 @@ impl<S: ObjectStore + ?Sized> PlannedStoreBuilder<S> {
         self
     }
 
+    /// Counts the CPU of `server`, the processes serving the wrapped store
+    /// from this machine (a loopback endpoint:
+    /// [`LocalServer::listening_on`]), with the process's own in the load
+    /// estimate's CPU price ([`crate::peer`]): the bytes they send take
+    /// CPU from the cores the calls need. Default: none, the store is
+    /// remote.
+    pub fn with_local_server(mut self, server: Option<LocalServer>) -> Self {
+        self.local_server = server;
+        self
+    }
+
     /// Builds the store.
     ///
     /// # Errors
@@ -332,7 +347,9 @@ impl<S: ObjectStore + ?Sized> PlannedStoreBuilder<S> {
             deadline: self.deadline,
             stall_timeout: self.stall_timeout,
             fetch: FetchBudget::new(self.fetch_budget),
-            load: LoadEstimator::new(),
+            load: self
+                .local_server
+                .map_or_else(LoadEstimator::new, LoadEstimator::with_local_server),
             mix: PlanMix::default(),
             stats: Stats::new(),
         }

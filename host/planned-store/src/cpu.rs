@@ -29,8 +29,13 @@
 //!
 //! # Measuring it
 //! Every [`SLICE_GETS`] completed GETs close a slice: the process's CPU time
-//! (`CLOCK_PROCESS_CPUTIME_ID`, all threads, user and system), the wall time,
-//! the MiB received, the calls finished, and the run-queue share
+//! (`CLOCK_PROCESS_CPUTIME_ID`, all threads, user and system) and, where the
+//! store is served from this machine, its server processes' (a
+//! [`LocalServer`]: the server's CPU per byte sent comes off the same cores,
+//! and over warp-s3 on 2 cores it is more than half of what a byte costs
+//! the machine), the wall time,
+//! the MiB of bodies that arrived (counted as each chunk is taken, not when
+//! its GET completes), the calls finished, and the run-queue share
 //! `w = wait / (run + wait)` of the threads that completed the GETs (Linux
 //! `/proc/thread-self/schedstat`: how long they were runnable but not
 //! running), the machine's idle share of its CPU time (`/proc/stat`) and the
@@ -40,10 +45,15 @@
 //! - `β` is the Theil–Sen slope of slice CPU against slice MiB (every slice
 //!   has the same number of GETs, so the intercept holds the per-GET and the
 //!   per-call CPU; the median pairwise slope ignores slices a scheduler
-//!   bunched). A byte may cost its CPU some way before its GET completes (a
-//!   store that reads a body while the first byte is due): a slice of
-//!   [`SLICE_GETS`] GETs is long beside that lag, so little of a slice's CPU
-//!   is its neighbour's. Each fit is folded into a running `β` with weight
+//!   bunched). A byte costs its CPU while its body streams, which can be a
+//!   slice or more before its GET completes: a slice of [`SLICE_GETS`]
+//!   completions lasts about as long as one fat body. Until 2026-12-06 a
+//!   slice counted its completed GETs' MiB, so it held the CPU of one set
+//!   of bytes and the MiB of another, and `β` read a fraction of the truth:
+//!   over warp-s3 (synthetic identity, 1 GiB/s, `Q` = 32, quiet) 0.13 ms
+//!   per MiB, where the client's CPU a query across four policies' runs
+//!   grows by about 0.6 per MiB (its system time alone 0.58); counted by
+//!   arrival, 0.49. Each fit is folded into a running `β` with weight
 //!   [`PRICE_ALPHA`] (one window's fit swings with the few slices that
 //!   differ; plans priced by it would swing with it);
 //! - `α` is the slice's residual `CPU − β · M` per GET, less the Theil–Sen
@@ -77,12 +87,18 @@
 //! - `κ`, the cores the process can have, is the largest of: the 90th
 //!   percentile of `u` over the last [`BUSY_SLICES`] busy slices (taken no
 //!   earlier than [`BUSY_MEMORY`] slices ago: what it got when it asked for
-//!   more than it had); the cores it used over the window (a process using
+//!   more than it had; not while the process is starved, whose share the
+//!   scheduler sets among its neighbours: a busy slice's peak there is a
+//!   moment they slept, and over warp-s3 beside six busy loops `κ` read at
+//!   that peak made `β / κ` a third of a byte's cost to the share the
+//!   process had, and the plans 2–5× the fixed rules' bytes); the cores it
+//!   used over the window (a process using
 //!   more has more); and its fair share beside the other runnable threads,
-//!   `N · N / (N + r)`, with `r` the mean number of runnable threads at the
+//!   `N · sN / (sN + r)`, with `r` the mean number of runnable threads at the
 //!   slices' ends besides the one measuring (`/proc/loadavg`), the process's
-//!   own other threads among them, and `N` worker threads of its own (the
-//!   Tokio default). Not the use of the last busy slices alone: a process
+//!   own other threads among them, `N` worker threads of its own (the
+//!   Tokio default) and `s` the processes metered (1, or 1 plus the local
+//!   server's). Not the use of the last busy slices alone: a process
 //!   whose plans got leaner uses less of its share, and dividing by that use
 //!   would read every leaner plan as still CPU-bound and drive the plans
 //!   leaner than the slots and the critical path allow.
@@ -105,6 +121,7 @@ use std::collections::VecDeque;
 
 use tokio::time::Instant;
 
+use crate::peer::LocalServer;
 use crate::robust::{quantile, sen_slope};
 
 /// Completed GETs per slice: a price from the 8th slice on, the 256th GET.
@@ -202,6 +219,9 @@ pub(crate) struct Slice {
     pub calls: f64,
     pub mib: f64,
     pub cpu_ms: f64,
+    /// Of `cpu_ms`, what the reads' consumers spent on the parts handed to
+    /// them (a search's scan), ms.
+    pub consumer_ms: f64,
     pub wall_ms: f64,
     /// Run-queue share of the sampled threads; `None` unsampled.
     pub wait_share: Option<f64>,
@@ -211,24 +231,46 @@ pub(crate) struct Slice {
     pub others_running: Option<f64>,
 }
 
+impl Slice {
+    /// The slice's CPU less its consumers': what its GETs and bytes cost
+    /// the read itself, the CPU `α` and `β` are fitted to. `O(1)`.
+    fn own_ms(&self) -> f64 {
+        (self.cpu_ms - self.consumer_ms).max(0.0)
+    }
+}
+
 /// The clocks a slice is closed with.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub(crate) struct Clocks {
     /// The process's CPU time, ms.
     pub cpu_ms: f64,
+    /// The CPU time of the store's server processes on this machine, ms
+    /// ([`LocalServer`]); `None` for a remote store or once one exited.
+    pub server_cpu_ms: Option<f64>,
     /// The machine's `(idle, total)` CPU time, ticks; `None` unknown.
     pub machine_ticks: Option<(u64, u64)>,
     /// Runnable threads on the machine, the reader included; `None` unknown.
     pub running: Option<u32>,
+    /// MiB of bodies that arrived so far, counted as each chunk was taken
+    /// ([`LoadEstimator::arrived`](crate::LoadEstimator::arrived)); `None`
+    /// while nothing was counted (GETs observed without their chunks).
+    pub arrived_mib: Option<f64>,
+    /// CPU the reads' consumers spent so far on the parts handed to them,
+    /// ms ([`LoadEstimator::consumed`](crate::LoadEstimator::consumed)).
+    pub consumer_ms: f64,
 }
 
 impl Clocks {
-    /// Now, or `None` where the process has no CPU clock.
-    pub(crate) fn read() -> Option<Self> {
+    /// Now, with the CPU of the store's `server` processes on this machine
+    /// if any, or `None` where the process has no CPU clock.
+    pub(crate) fn read(server: Option<&LocalServer>) -> Option<Self> {
         Some(Self {
             cpu_ms: process_cpu_ms()?,
+            server_cpu_ms: server.and_then(LocalServer::cpu_ms),
             machine_ticks: machine_cpu_ticks(),
             running: machine_running(),
+            arrived_mib: None,
+            consumer_ms: 0.0,
         })
     }
 }
@@ -242,6 +284,9 @@ pub struct CpuSnapshot {
     pub wait_share: f64,
     /// The prices and `κ`, once a slice was busy.
     pub price: Option<CpuPrice>,
+    /// Processes besides this one whose CPU the figures hold: the store's
+    /// server on this machine ([`LocalServer`]); 0 for a remote store.
+    pub server_processes: usize,
 }
 
 /// The slices and the estimate made of them (module docs).
@@ -249,6 +294,9 @@ pub struct CpuSnapshot {
 pub(crate) struct CpuMeter {
     /// Cores of the machine (or of the process's affinity and quota).
     machine_cores: f64,
+    /// Processes whose CPU the slices hold: this one and the store's
+    /// server processes on this machine ([`LocalServer`]).
+    processes: f64,
     slices: VecDeque<Slice>,
     /// `(slice number, u)` of the last busy slices.
     busy: VecDeque<(u64, f64)>,
@@ -304,6 +352,7 @@ impl CpuMeter {
     pub(crate) fn with_cores(machine_cores: f64) -> Self {
         Self {
             machine_cores,
+            processes: 1.0,
             slices: VecDeque::with_capacity(CPU_SLICES),
             busy: VecDeque::with_capacity(BUSY_SLICES),
             closed: 0,
@@ -316,12 +365,24 @@ impl CpuMeter {
         }
     }
 
+    /// Counts the CPU of `servers` processes serving the store on this
+    /// machine in every slice from now on (the [`Clocks`] carry it): the
+    /// fair share `κ` is at least then that of `1 + servers` processes of
+    /// `N` threads each.
+    pub(crate) fn with_servers(mut self, servers: usize) -> Self {
+        self.processes = 1.0 + servers as f64;
+        self
+    }
+
     /// Counts one completed GET of `mib`, and the run and wait time of the
     /// thread that completed it since it last reported (`sched`). With
     /// `clocks` (the caller reads them every [`SLICE_GETS`]th GET, outside
     /// any lock), closes the slice with them, `calls_done` calls finished so
     /// far and the time `now`, and opens the next; until the first clocks,
-    /// GETs are not counted. Returns whether a slice closed.
+    /// GETs are not counted. The slice's MiB are those that arrived between
+    /// its two clocks ([`Clocks::arrived_mib`]), or, where the clocks do not
+    /// count arrivals, the completed GETs' `mib`. Returns whether a slice
+    /// closed.
     pub(crate) fn add_get(
         &mut self,
         mib: f64,
@@ -349,11 +410,22 @@ impl CpuMeter {
             return false;
         };
         let sampled = self.open.run_ns + self.open.wait_ns;
+        // The bytes that arrived between the two clocks, whose CPU the slice
+        // holds; the completed GETs' bytes only where arrivals are not counted.
+        let mib = match (c0.arrived_mib, c1.arrived_mib) {
+            (Some(a0), Some(a1)) => (a1 - a0).max(0.0),
+            _ => self.open.mib,
+        };
         let slice = Slice {
             gets: f64::from(self.open.gets),
             calls: calls_done.saturating_sub(calls0) as f64,
-            mib: self.open.mib,
-            cpu_ms: (c1.cpu_ms - c0.cpu_ms).max(0.0),
+            mib,
+            cpu_ms: (c1.cpu_ms - c0.cpu_ms).max(0.0)
+                + match (c0.server_cpu_ms, c1.server_cpu_ms) {
+                    (Some(a), Some(b)) => (b - a).max(0.0),
+                    _ => 0.0,
+                },
+            consumer_ms: (c1.consumer_ms - c0.consumer_ms).max(0.0),
             wall_ms: now.saturating_duration_since(t0).as_secs_f64() * 1000.0,
             wait_share: (sampled > 0).then(|| self.open.wait_ns as f64 / sampled as f64),
             idle_share: match (c0.machine_ticks, c1.machine_ticks) {
@@ -421,7 +493,7 @@ impl CpuMeter {
         }
         self.points.clear();
         self.points
-            .extend(self.slices.iter().map(|s| (s.mib, s.cpu_ms)));
+            .extend(self.slices.iter().map(|s| (s.mib, s.own_ms())));
         let fit = sen_slope(&self.points, MIN_SPREAD, MIN_PAIRS, 0.0, &mut self.slopes);
         if let Some(b) = fit {
             smooth(&mut self.per_mib_ms, b.max(0.0));
@@ -431,17 +503,15 @@ impl CpuMeter {
         self.points.extend(
             self.slices
                 .iter()
-                .map(|s| (s.calls, s.cpu_ms - per_mib_ms * s.mib)),
+                .map(|s| (s.calls, s.own_ms() - per_mib_ms * s.mib)),
         );
         let per_call_part = sen_slope(&self.points, MIN_SPREAD, MIN_PAIRS, 0.0, &mut self.slopes)
             .unwrap_or(0.0)
             .max(0.0);
         self.slopes.clear();
-        self.slopes.extend(
-            self.slices.iter().map(|s| {
-                (s.cpu_ms - per_mib_ms * s.mib - per_call_part * s.calls) / s.gets.max(1.0)
-            }),
-        );
+        self.slopes.extend(self.slices.iter().map(|s| {
+            (s.own_ms() - per_mib_ms * s.mib - per_call_part * s.calls) / s.gets.max(1.0)
+        }));
         smooth(
             &mut self.per_get_ms,
             quantile(&mut self.slopes, 0.5).max(0.0),
@@ -461,10 +531,13 @@ impl CpuMeter {
             .filter_map(|s| s.others_running)
             .fold((0.0, 0.0), |(sum, k), r| (sum + r, k + 1.0));
         let fair = if seen > 0.0 {
-            n * n / (n + others / seen)
+            n * (self.processes * n) / (self.processes * n + others / seen)
         } else {
             0.0
         };
+        // Starved, the scheduler sets the share: a busy slice's peak is a
+        // moment the neighbours slept, not cores the process can count on.
+        let peak = if self.starved() { 0.0 } else { peak };
         let cores = peak.max(cpu / wall).max(fair).min(n);
         let per_call_ms = a_cpu / a_calls;
         tracing::debug!(
@@ -553,6 +626,7 @@ impl CpuMeter {
                 0.0
             },
             price: self.price,
+            server_processes: (self.processes - 1.0) as usize,
         }
     }
 }
@@ -561,6 +635,27 @@ impl CpuMeter {
 /// is taken whole).
 fn smooth(avg: &mut Option<f64>, x: f64) {
     *avg = Some(avg.map_or(x, |a| a + PRICE_ALPHA * (x - a)));
+}
+
+/// The calling thread's CPU time, ns (user and system); `None` where the
+/// clock is missing. One `clock_gettime` call.
+pub fn thread_cpu_ns() -> Option<u64> {
+    #[cfg(unix)]
+    {
+        let mut ts = libc::timespec {
+            tv_sec: 0,
+            tv_nsec: 0,
+        };
+        // SAFETY: `ts` is a valid, writable timespec for the duration of the
+        // call, and CLOCK_THREAD_CPUTIME_ID is a clock id every Unix the
+        // `libc` crate supports defines.
+        let rc = unsafe { libc::clock_gettime(libc::CLOCK_THREAD_CPUTIME_ID, &mut ts) };
+        (rc == 0).then(|| ts.tv_sec as u64 * 1_000_000_000 + ts.tv_nsec as u64)
+    }
+    #[cfg(not(unix))]
+    {
+        None
+    }
 }
 
 /// The process's CPU time, ms (all threads, user and system); `None` where
@@ -668,6 +763,7 @@ mod tests {
             calls,
             mib,
             cpu_ms,
+            consumer_ms: 0.0,
             wall_ms,
             wait_share: Some(wait),
             idle_share: Some(if wait > 0.0 { 0.0 } else { 0.5 }),
@@ -794,6 +890,30 @@ mod tests {
         assert!(!m.starved());
     }
 
+    /// Busy at 1.8 cores on a quiet machine, then starved beside CPU-bound
+    /// neighbours: the cores the process can have are its share now, not
+    /// the peak it read while they slept (which would price a byte at a
+    /// quarter of its cost to the share it has).
+    #[test]
+    fn a_starved_process_is_not_given_the_peak_it_had_before() {
+        let mut m = CpuMeter::with_cores(2.0);
+        for _ in 0..MIN_SLICES {
+            m.close(slice(12.0, 50.0, 180.0, 100.0, 0.0));
+        }
+        assert!((m.price().unwrap().cores - 1.8).abs() < 1e-9);
+        for i in 0..STARVED_SLICES {
+            m.close(Slice {
+                others_running: Some(7.0),
+                ..slice(12.0, 40.0 + i as f64, 40.0, 100.0, 0.78)
+            });
+        }
+        assert!(m.starved());
+        let p = m.price().unwrap();
+        // The window's use, (8·180 + 4·40) / 1 200 ms = 1.33 cores, and
+        // more than the fair share 2 · 2 / (2 + 7): no longer the peak.
+        assert!((p.cores - 1600.0 / 1200.0).abs() < 1e-9, "{p:?}");
+    }
+
     #[test]
     fn a_full_machine_is_busy_without_waits_and_a_busy_spell_is_forgotten() {
         let mut m = CpuMeter::with_cores(2.0);
@@ -828,6 +948,81 @@ mod tests {
         assert!((m.price().unwrap().cores - 1.5).abs() < 1e-9);
     }
 
+    /// A body's CPU is spent while it streams, often in the slice before the
+    /// one its GET completes in. Priced by the completed GETs' bytes, a slice
+    /// holds the CPU of one set of bytes and the MiB of another, and `β`
+    /// reads far below the truth; by the bytes that arrived between its
+    /// clocks, it reads the truth.
+    #[test]
+    fn a_slice_is_priced_by_the_bytes_that_arrived_in_it() {
+        let run = |count_arrivals: bool| {
+            let mut m = CpuMeter::with_cores(2.0);
+            let t0 = Instant::now();
+            let (mut cpu, mut arrived, mut gets) = (0.0, 0.0, 0u64);
+            let arrivals = |k: u64| 10.0 + ((k * 7) % 11) as f64;
+            let clocks = |cpu_ms: f64, arrived: f64| {
+                Some(Clocks {
+                    cpu_ms,
+                    server_cpu_ms: None,
+                    machine_ticks: Some((0, 100)),
+                    running: Some(1),
+                    arrived_mib: count_arrivals.then_some(arrived),
+                    consumer_ms: 0.0,
+                })
+            };
+            m.add_get(0.0, None, clocks(cpu, arrived), 0, t0);
+            for k in 1..=(2 * CPU_SLICES as u64) {
+                // This slice's bytes arrive and cost 0.6 ms/MiB plus 0.2 ms
+                // a GET; the GETs completing in it carry the last slice's.
+                cpu += 0.6 * arrivals(k) + 0.2 * f64::from(SLICE_GETS);
+                arrived += arrivals(k);
+                let done = arrivals(k - 1) / f64::from(SLICE_GETS);
+                for i in 1..=SLICE_GETS {
+                    gets += 1;
+                    let now = t0 + Duration::from_micros(200 * gets);
+                    let c = (i == SLICE_GETS).then(|| clocks(cpu, arrived)).flatten();
+                    m.add_get(done, None, c, gets / 4, now);
+                }
+            }
+            m.price().expect("a busy CPU is priced").per_mib_ms
+        };
+        let by_arrival = run(true);
+        assert!((by_arrival - 0.6).abs() < 0.02, "{by_arrival}");
+        let by_completion = run(false);
+        assert!(by_completion < 0.3, "{by_completion}");
+    }
+
+    /// A search scans the bytes it asked for as they come in: CPU that grows
+    /// with a slice's MiB, but not with the gap bytes a plan adds. Counted
+    /// as the consumer's, it is kept out of `β`, which then reads the read's
+    /// own 0.4 ms/MiB instead of 2.4; the per-call CPU still holds it.
+    #[test]
+    fn the_consumers_cpu_is_kept_out_of_the_prices() {
+        let run = |counted: bool| {
+            let mut m = CpuMeter::with_cores(2.0);
+            for i in 0..100 {
+                let mib = 4.0 + (i % 7) as f64;
+                // Most of each slice's bytes were asked for and scanned at
+                // 2 ms/MiB; the read itself costs 0.4 ms/MiB and 0.2 a GET.
+                let scan = 2.0 * 0.9 * mib;
+                let cpu = 0.4 * mib + 0.2 * 64.0 + scan;
+                m.close(Slice {
+                    consumer_ms: if counted { scan } else { 0.0 },
+                    ..slice(6.0, mib, cpu, 10.0, 0.4)
+                });
+            }
+            m.price().expect("a busy CPU is priced")
+        };
+        let p = run(true);
+        assert!((p.per_mib_ms - 0.4).abs() < 0.02, "{p:?}");
+        assert!((p.per_get_ms - 0.2).abs() < 0.02, "{p:?}");
+        let mean_mib = (0..8).map(|i| 4.0 + ((92 + i) % 7) as f64).sum::<f64>() / 8.0;
+        let scan_per_call = 2.0 * 0.9 * mean_mib * 8.0 / (8.0 * 6.0);
+        assert!(p.per_call_ms > scan_per_call, "{p:?}");
+        let q = run(false);
+        assert!(q.per_mib_ms > 2.0, "{q:?}");
+    }
+
     #[test]
     fn slices_close_every_slice_gets_with_the_process_clock() {
         let mut m = CpuMeter::with_cores(2.0);
@@ -837,8 +1032,11 @@ mod tests {
         let at = |cpu_ms: f64, idle: u64, total: u64| {
             Some(Clocks {
                 cpu_ms,
+                server_cpu_ms: None,
                 machine_ticks: Some((idle, total)),
                 running: Some(3),
+                arrived_mib: None,
+                consumer_ms: 0.0,
             })
         };
         assert!(!m.add_get(1.0, None, at(cpu, 10, 100), 0, t0));
@@ -867,6 +1065,52 @@ mod tests {
         let mut m = CpuMeter::with_cores(2.0);
         for _ in 0..=SLICE_GETS {
             assert!(!m.add_get(1.0, None, None, 0, t0));
+        }
+    }
+
+    #[test]
+    fn a_local_servers_cpu_is_counted_in_the_slices_and_its_share_in_kappa() {
+        let t0 = Instant::now();
+        let at = |cpu_ms: f64, server: Option<f64>| {
+            Some(Clocks {
+                cpu_ms,
+                server_cpu_ms: server,
+                machine_ticks: Some((0, 100)),
+                running: Some(8),
+                arrived_mib: None,
+                consumer_ms: 0.0,
+            })
+        };
+        // The client spends 10 ms, the server 14 ms over a slice: 24.
+        let close = |m: &mut CpuMeter, c0, c1| {
+            assert!(!m.add_get(1.0, None, c0, 0, t0));
+            for i in 1..=SLICE_GETS {
+                let c = (i == SLICE_GETS).then_some(c1).flatten();
+                m.add_get(1.0, Some((100, 400)), c, 0, t0 + Duration::from_millis(20));
+            }
+            m.slices.back().unwrap().cpu_ms
+        };
+        let mut m = CpuMeter::with_cores(2.0).with_servers(1);
+        let cpu = close(&mut m, at(100.0, Some(500.0)), at(110.0, Some(514.0)));
+        assert!((cpu - 24.0).abs() < 1e-9, "{cpu}");
+        // A server that exited (no clock at either end) adds nothing,
+        // rather than its whole past CPU or a negative sum.
+        let mut m = CpuMeter::with_cores(2.0).with_servers(1);
+        let cpu = close(&mut m, at(100.0, Some(500.0)), at(110.0, None));
+        assert!((cpu - 10.0).abs() < 1e-9, "{cpu}");
+        // Starved beside seven other runnable threads: the two processes'
+        // fair share is 2 · 4 / (4 + 7), not one process's 2 · 2 / (2 + 7).
+        let sliver = |mib: f64| Slice {
+            others_running: Some(7.0),
+            ..slice(12.0, mib, 8.0 + 0.6 * mib, 100.0, 0.78)
+        };
+        for (servers, fair) in [(0, 4.0 / 9.0), (1, 8.0 / 11.0)] {
+            let mut m = CpuMeter::with_cores(2.0).with_servers(servers);
+            for i in 0..MIN_SLICES {
+                m.close(sliver(40.0 + i as f64 * 5.0));
+            }
+            let p = m.price().expect("starved");
+            assert!((p.cores - fair).abs() < 1e-9, "{servers}: {p:?}");
         }
     }
 

@@ -109,6 +109,7 @@ impl<S: ObjectStore + ?Sized> Getter<'_, S> {
                 Ok(Some(Err(e))) => return Err(PlannedError::from_get(e, range)),
                 Ok(Some(Ok(chunk))) => {
                     received += chunk.len() as u64;
+                    self.load.arrived(chunk.len() as u64);
                     if received > expected {
                         break;
                     }

@@ -97,6 +97,7 @@
 //! - [`hedge`]: hedged GETs under a budget that follows the store;
 //! - [`load`]: the load estimate and the closed-loop cost;
 //! - [`cpu`]: the client CPU's price and cores, the closed loop's fourth term;
+//! - [`peer`]: [`LocalServer`], the CPU of a store served from this machine;
 //! - `robust.rs`: the quantile and the Theil–Sen slope both estimates use;
 //! - `stats.rs`: [`CallStats`] per read, [`StatsSnapshot`] per store;
 //! - [`simulated`]: [`SimulatedStore`], S3's latency profile on one machine
@@ -123,6 +124,7 @@ mod get;
 pub mod hedge;
 pub mod load;
 pub mod marginal;
+pub mod peer;
 mod ranges;
 mod robust;
 pub mod simulated;
@@ -136,6 +138,7 @@ pub use cpu::{CpuPrice, CpuSnapshot};
 pub use error::{PlannedError, STORE_NAME, error_chain};
 pub use hedge::HedgePolicy;
 pub use load::{ClosedLoop, LoadEstimator, LoadPrices, LoadSnapshot};
+pub use peer::LocalServer;
 pub use simulated::{
     MAX_FIRST_BYTE_SIGMA, MAX_LATENCY_MS, MAX_RATE_MIB_PER_S, MAX_TAIL_FACTOR, MIN_RATE_MIB_PER_S,
     SimulateConfig, SimulatedStore,

@@ -172,6 +172,7 @@ use tokio::time::Instant;
 
 use crate::cpu::{Clocks, CpuMeter, CpuPrice, CpuSnapshot, SLICE_GETS, thread_sched_delta};
 use crate::marginal::{Demands, MarginalCost, PlanFigures};
+use crate::peer::LocalServer;
 use crate::robust::{quantile, sen_slope};
 
 /// GETs remembered (for the in-flight mean).
@@ -351,6 +352,13 @@ pub struct LoadEstimator {
     calls_done: AtomicU64,
     /// GETs observed so far (when to read the run-queue time).
     observed: AtomicU64,
+    /// The store's server processes on this machine, whose CPU the CPU
+    /// meter counts with the process's own.
+    server: Option<LocalServer>,
+    /// Body bytes that arrived so far ([`arrived`](Self::arrived)).
+    arrived: AtomicU64,
+    /// CPU the reads' consumers spent so far, ns ([`consumed`](Self::consumed)).
+    consumed_ns: AtomicU64,
 }
 
 /// Counts a call in progress for as long as it lives.
@@ -371,6 +379,27 @@ impl LoadEstimator {
     /// An estimator with no samples (`C` unknown).
     pub fn new() -> Self {
         Self::default()
+    }
+
+    /// An estimator whose CPU meter also counts the CPU of `server`, the
+    /// processes serving the store on this machine ([`crate::peer`]): each
+    /// slice's CPU is the process's and theirs, and the cores `κ` are
+    /// shared by them all.
+    pub fn with_local_server(server: LocalServer) -> Self {
+        let est = Self::default();
+        {
+            let mut st = est.lock();
+            st.cpu = std::mem::take(&mut st.cpu).with_servers(server.pids().len());
+        }
+        Self {
+            server: Some(server),
+            ..est
+        }
+    }
+
+    /// The store's server processes whose CPU is counted, if any.
+    pub fn local_server(&self) -> Option<&LocalServer> {
+        self.server.as_ref()
     }
 
     /// Marks a GET as issued; returns the requests in flight including it.
@@ -411,6 +440,27 @@ impl LoadEstimator {
         self.state.lock().unwrap_or_else(|e| e.into_inner())
     }
 
+    /// Counts `bytes` of a body as they arrive, each chunk as its reader takes
+    /// it. The CPU meter prices a slice's bytes by when they arrived, not by
+    /// when their GET completed: a body's CPU (the socket reads, the HTTP
+    /// framing) is spent while it streams, and a slice of
+    /// [`SLICE_GETS`] completions is not long beside a body (module
+    /// [`cpu`](crate::cpu), "Measuring it"). `O(1)`, one relaxed atomic add.
+    pub fn arrived(&self, bytes: u64) {
+        self.arrived.fetch_add(bytes, Ordering::Relaxed);
+    }
+
+    /// Counts `ns` of CPU a read's consumer spent on the parts handed to it
+    /// (a search's scan of the lists, run in the reader's task as each part
+    /// comes in). The CPU meter fits `α` and `β` to the process's CPU less
+    /// the consumers': the scan's CPU follows the bytes asked for, not the
+    /// gap bytes a plan adds, and counted in with them it priced every gap
+    /// byte at the scan's cost (module [`cpu`](crate::cpu)). `O(1)`, one
+    /// relaxed atomic add.
+    pub fn consumed(&self, ns: u64) {
+        self.consumed_ns.fetch_add(ns, Ordering::Relaxed);
+    }
+
     /// Records a completed GET; every [`REFRESH`] of them, refreshes the
     /// pressure, the delivered rate and `C`; every
     /// [`SLICE_GETS`], the CPU's price.
@@ -434,8 +484,16 @@ impl LoadEstimator {
             .flatten();
         let clocks = n
             .is_multiple_of(u64::from(SLICE_GETS))
-            .then(Clocks::read)
-            .flatten();
+            .then(|| Clocks::read(self.server.as_ref()))
+            .flatten()
+            .map(|c| {
+                let arrived = self.arrived.load(Ordering::Relaxed);
+                Clocks {
+                    arrived_mib: (arrived > 0).then(|| arrived as f64 / 1_048_576.0),
+                    consumer_ms: self.consumed_ns.load(Ordering::Relaxed) as f64 / 1e6,
+                    ..c
+                }
+            });
         let calls_done = self.calls_done.load(Ordering::Relaxed);
         let mut st = self.lock();
         st.cpu.add_get(mib, sched, clocks, calls_done, s.done);
@@ -1207,6 +1265,7 @@ mod tests {
             calls: 8.0,
             mib: 10.0,
             cpu_ms: 100.0 * cores,
+            consumer_ms: 0.0,
             wall_ms: 100.0,
             wait_share: Some(wait),
             idle_share: Some(idle),

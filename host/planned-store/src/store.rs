@@ -26,6 +26,7 @@ use crate::backend::{BackendError, BackendPool};
 use crate::body::Body;
 use crate::budget::FetchBudget;
 use crate::builder::{PlanOptions, PlannedStoreBuilder};
+use crate::cpu::thread_cpu_ns;
 use crate::error::PlannedError;
 use crate::get::{CallCounters, Getter, Got};
 use crate::hedge::Hedger;
@@ -699,11 +700,18 @@ async fn fetch_all<S: ObjectStore + ?Sized>(
     while let Some((g, got)) = pending.next().await {
         bodies[g] = Some(got?);
         let covered = requests[g].first as usize..=requests[g].last as usize;
+        // The thread's CPU from the first part this GET completes to the
+        // last: the consumer's (and the cutting of its parts), kept out of
+        // the CPU meter's `α` and `β` (`LoadEstimator::consumed`).
+        let mut handed_from = None;
         for (j, w) in covered.clone().zip(&mut waiting[covered]) {
             *w -= 1;
             let held = norm.held_by(j);
             if *w > 0 || held.is_empty() {
                 continue;
+            }
+            if handed_from.is_none() {
+                handed_from = Some(thread_cpu_ns());
             }
             let iv = &norm.intervals[j];
             let part = interval_part(j, iv, requests, |h| bodies[h].as_ref().map(|b| &b.0));
@@ -712,6 +720,9 @@ async fn fetch_all<S: ObjectStore + ?Sized>(
                     ready(i, &bytes);
                 }
             }
+        }
+        if let Some((Some(t0), Some(t1))) = handed_from.map(|t0| (t0, thread_cpu_ns())) {
+            getter.load.consumed(t1.saturating_sub(t0));
         }
     }
     drop(pending);

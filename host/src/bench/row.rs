@@ -106,6 +106,9 @@ pub struct LoadRow {
     pub cpu_ms_per_mib: Option<f64>,
     /// `α`, client CPU per GET, ms.
     pub cpu_ms_per_get: Option<f64>,
+    /// Processes serving the store from this machine whose CPU the CPU
+    /// figures include (a loopback endpoint's server); 0 for a remote store.
+    pub cpu_server_processes: usize,
 }
 
 impl LoadRow {
@@ -123,6 +126,7 @@ impl LoadRow {
             cpu_cores_available: price.map(|p| p.cores),
             cpu_ms_per_mib: price.map(|p| p.per_mib_ms),
             cpu_ms_per_get: price.map(|p| p.per_get_ms),
+            cpu_server_processes: s.cpu.server_processes,
         }
     }
 }

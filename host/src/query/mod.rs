@@ -43,7 +43,7 @@ use crate::ivf::scan::{Candidate, Scanner, TopK, check_record, record_key};
 use crate::ivf::score::Scorer;
 use crate::store::planned::affine as planned_affine;
 use crate::store::{
-    Deadline, PlannedRead, PlannedStore, PlannedStoreBuilder, StatsSnapshot, into_host,
+    Deadline, LocalServer, PlannedRead, PlannedStore, PlannedStoreBuilder, StatsSnapshot, into_host,
 };
 use cache::{CachedList, PayloadCache};
 use inflight::InFlight;
@@ -125,7 +125,14 @@ impl Searcher {
         read: &ReadConfig,
     ) -> PlannedStoreBuilder<dyn ObjectStore> {
         let inner: Arc<dyn ObjectStore> = Arc::clone(&index.location().store);
+        // A store served from this machine spends the same cores as the
+        // searcher: its server's CPU is priced with the searcher's own.
+        let server = index
+            .location()
+            .loopback_port
+            .and_then(LocalServer::listening_on);
         let b = PlannedStore::builder(inner)
+            .with_local_server(server)
             .with_planner(factory)
             .with_io_slots(io_slots, 1)
             .with_deadline(read.deadline)

@@ -82,9 +82,9 @@ pub use read::{PRELOAD_MAX_BYTES, get_bounded, missing_index_reason, preload};
 pub use warp_planned_store as planned;
 pub use warp_planned_store::{
     CallStats, DEFAULT_FETCH_BUDGET, Deadline, HedgePolicy, LoadEstimator, LoadSnapshot,
-    MAX_FIRST_BYTE_SIGMA, MAX_RATE_MIB_PER_S, MAX_TAIL_FACTOR, MIN_RATE_MIB_PER_S, PlanOptions,
-    PlannedError, PlannedRead, PlannedStore, PlannedStoreBuilder, STORE_NAME, SimulateConfig,
-    SimulatedStore, StatsSnapshot, hedge, load,
+    LocalServer, MAX_FIRST_BYTE_SIGMA, MAX_RATE_MIB_PER_S, MAX_TAIL_FACTOR, MIN_RATE_MIB_PER_S,
+    PlanOptions, PlannedError, PlannedRead, PlannedStore, PlannedStoreBuilder, STORE_NAME,
+    SimulateConfig, SimulatedStore, StatsSnapshot, hedge, load,
 };
 
 use crate::error::{Error, Result, redact_url};
@@ -136,6 +136,12 @@ pub struct StoreLocation {
     pub prefix: Path,
     /// The location for messages, without credentials.
     pub display: String,
+    /// The TCP port of the store's endpoint when it is on this machine (an
+    /// S3-protocol server on a loopback address): its server's CPU comes
+    /// off the reader's cores, and the planned reads count it
+    /// (`warp_planned_store::peer`). `None` for a remote or in-process
+    /// store.
+    pub loopback_port: Option<u16>,
 }
 
 impl StoreLocation {
@@ -150,6 +156,7 @@ impl StoreLocation {
             store: Arc::new(SimulatedStore::new(Arc::clone(&self.store), config)),
             prefix: self.prefix.clone(),
             display: format!("{} (simulated S3)", self.display),
+            loopback_port: self.loopback_port,
         }
     }
 }
@@ -298,12 +305,14 @@ pub fn open_with_env(location: &str, options: &StoreOptions, env: &Env) -> Resul
                 store: Arc::new(store),
                 prefix: Path::default(),
                 display: dir.display().to_string(),
+                loopback_port: None,
             })
         }
         "memory" => Ok(StoreLocation {
             store: memory_store(rest),
             prefix: Path::default(),
             display: format!("memory://{rest}"),
+            loopback_port: None,
         }),
         "s3" => s3::open(rest, options, env, &url_err),
         other => Err(url_err(format!(

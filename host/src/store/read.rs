@@ -54,6 +54,7 @@ pub async fn preload(loc: &StoreLocation) -> Result<StoreLocation> {
         store: mem,
         prefix: loc.prefix.clone(),
         display: format!("{} (preloaded into memory)", loc.display),
+        loopback_port: None,
     })
 }
 

@@ -50,9 +50,14 @@ pub(super) fn open(
         .with_bucket_name(bucket)
         .with_virtual_hosted_style_request(false);
     let mut http = false;
+    let mut loopback_port = None;
     if let Some((var, raw)) = endpoint_from_env(env) {
         let (endpoint, plain) = check_endpoint(var, &raw, env).map_err(&url_err)?;
         http = plain;
+        loopback_port = url::Url::parse(&endpoint)
+            .ok()
+            .filter(is_loopback_host)
+            .and_then(|u| u.port_or_known_default());
         builder = builder
             .with_endpoint(&endpoint)
             .with_config(AmazonS3ConfigKey::S3Endpoint, &endpoint);
@@ -90,6 +95,7 @@ pub(super) fn open(
         store: Arc::new(store),
         prefix: Path::from(prefix.trim_matches('/')),
         display: format!("s3://{rest}"),
+        loopback_port,
     })
 }
 

@@ -58,8 +58,7 @@ pub(crate) async fn gc_loop_during_rebuilds(url: &str, rounds: usize) {
             faulty.delay_puts(delay);
             faulty
         },
-        prefix: plain.prefix.clone(),
-        display: plain.display.clone(),
+        ..plain.clone()
     };
     // The slower build starts first and is still writing when the faster
     // one, started after the slower one's payload, publishes: its first
