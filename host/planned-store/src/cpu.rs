@@ -87,12 +87,10 @@
 //! - `κ`, the cores the process can have, is the largest of: the 90th
 //!   percentile of `u` over the last [`BUSY_SLICES`] busy slices (taken no
 //!   earlier than [`BUSY_MEMORY`] slices ago: what it got when it asked for
-//!   more than it had; not while the process is starved, whose share the
-//!   scheduler sets among its neighbours: a busy slice's peak there is a
-//!   moment they slept, and over warp-s3 beside six busy loops `κ` read at
-//!   that peak made `β / κ` a third of a byte's cost to the share the
-//!   process had, and the plans 2–5× the fixed rules' bytes); the cores it
-//!   used over the window (a process using
+//!   more than it had; not while the process is starved among at least
+//!   [`OVERSUBSCRIBED`] other runnable threads a core, whose share the
+//!   scheduler sets: a busy slice's peak there is a moment they slept); the
+//!   cores it used over the window (a process using
 //!   more has more); and its fair share beside the other runnable threads,
 //!   `N · sN / (sN + r)`, with `r` the mean number of runnable threads at the
 //!   slices' ends besides the one measuring (`/proc/loadavg`), the process's
@@ -167,6 +165,16 @@ pub const STARVED_SLICES: usize = 4;
 pub const CPU_BOUND_USE: f64 = 0.8;
 /// A slice using this share of the machine's cores is busy.
 pub const CPU_USE_BUSY: f64 = 0.85;
+/// A starved process (`CpuMeter::starved`) whose slices saw at least this
+/// many other runnable threads per core (`/proc/loadavg`, the mean over the
+/// window) is not given its busy slices' peak use as `κ`: beside CPU-bound
+/// neighbours (six busy loops on 2 cores: 6–9 others) the share is the
+/// scheduler's, and a busy slice is a moment they slept. Over warp-s3 beside
+/// the loops that peak read 1.0–1.9 cores where the process and its server
+/// used 0.2–0.5, and byte prices `β / κ` a third of the truth. Beside a
+/// load generator (fewer others, runnable only while answers come) the peak
+/// is what the process got when it asked for more, and is kept.
+pub const OVERSUBSCRIBED: f64 = 2.0;
 /// Busy slices `κ`'s peak use is the 90th percentile of.
 pub const BUSY_SLICES: usize = 32;
 /// Slices after which a busy one no longer counts (the competing load may
@@ -535,9 +543,13 @@ impl CpuMeter {
         } else {
             0.0
         };
-        // Starved, the scheduler sets the share: a busy slice's peak is a
-        // moment the neighbours slept, not cores the process can count on.
-        let peak = if self.starved() { 0.0 } else { peak };
+        // Starved among neighbours that keep the cores oversubscribed, the
+        // scheduler sets the share: a busy slice's peak is a moment they
+        // slept, not cores the process can count on. (A load generator's
+        // threads run only while it has answers to handle: the peak there is
+        // what the process got when it asked for more.)
+        let crowded = seen > 0.0 && others / seen >= OVERSUBSCRIBED * n;
+        let peak = if crowded && self.starved() { 0.0 } else { peak };
         let cores = peak.max(cpu / wall).max(fair).min(n);
         let per_call_ms = a_cpu / a_calls;
         tracing::debug!(
@@ -891,7 +903,7 @@ mod tests {
     }
 
     /// Busy at 1.8 cores on a quiet machine, then starved beside CPU-bound
-    /// neighbours: the cores the process can have are its share now, not
+    /// neighbours (7 other threads runnable on 2 cores): the cores the process can have are its share now, not
     /// the peak it read while they slept (which would price a byte at a
     /// quarter of its cost to the share it has).
     #[test]
