@@ -649,20 +649,27 @@ fn smooth(avg: &mut Option<f64>, x: f64) {
     *avg = Some(avg.map_or(x, |a| a + PRICE_ALPHA * (x - a)));
 }
 
+/// The time of the POSIX clock `clock`, ns; `None` where it cannot be read
+/// (a process CPU clock of a process that exited). One `clock_gettime`
+/// call.
+#[cfg(unix)]
+pub(crate) fn clock_ns(clock: libc::clockid_t) -> Option<u64> {
+    let mut ts = libc::timespec {
+        tv_sec: 0,
+        tv_nsec: 0,
+    };
+    // SAFETY: `ts` is a valid, writable timespec for the duration of the
+    // call; an invalid clock id is answered with an error, not UB.
+    let rc = unsafe { libc::clock_gettime(clock, &mut ts) };
+    (rc == 0).then(|| ts.tv_sec as u64 * 1_000_000_000 + ts.tv_nsec as u64)
+}
+
 /// The calling thread's CPU time, ns (user and system); `None` where the
 /// clock is missing. One `clock_gettime` call.
 pub fn thread_cpu_ns() -> Option<u64> {
     #[cfg(unix)]
     {
-        let mut ts = libc::timespec {
-            tv_sec: 0,
-            tv_nsec: 0,
-        };
-        // SAFETY: `ts` is a valid, writable timespec for the duration of the
-        // call, and CLOCK_THREAD_CPUTIME_ID is a clock id every Unix the
-        // `libc` crate supports defines.
-        let rc = unsafe { libc::clock_gettime(libc::CLOCK_THREAD_CPUTIME_ID, &mut ts) };
-        (rc == 0).then(|| ts.tv_sec as u64 * 1_000_000_000 + ts.tv_nsec as u64)
+        clock_ns(libc::CLOCK_THREAD_CPUTIME_ID)
     }
     #[cfg(not(unix))]
     {
@@ -675,15 +682,7 @@ pub fn thread_cpu_ns() -> Option<u64> {
 pub fn process_cpu_ms() -> Option<f64> {
     #[cfg(unix)]
     {
-        let mut ts = libc::timespec {
-            tv_sec: 0,
-            tv_nsec: 0,
-        };
-        // SAFETY: `ts` is a valid, writable timespec for the duration of the
-        // call, and CLOCK_PROCESS_CPUTIME_ID is a clock id every Unix the
-        // `libc` crate supports defines.
-        let rc = unsafe { libc::clock_gettime(libc::CLOCK_PROCESS_CPUTIME_ID, &mut ts) };
-        (rc == 0).then(|| ts.tv_sec as f64 * 1000.0 + ts.tv_nsec as f64 / 1e6)
+        clock_ns(libc::CLOCK_PROCESS_CPUTIME_ID).map(|ns| ns as f64 / 1e6)
     }
     #[cfg(not(unix))]
     {

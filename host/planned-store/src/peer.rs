@@ -120,14 +120,7 @@ impl LocalServer {
 
 #[cfg(unix)]
 fn read_clock_ms(clock: libc::clockid_t) -> Option<f64> {
-    let mut ts = libc::timespec {
-        tv_sec: 0,
-        tv_nsec: 0,
-    };
-    // SAFETY: `ts` is a valid, writable timespec for the duration of the
-    // call; an invalid clock id is answered with an error, not UB.
-    let rc = unsafe { libc::clock_gettime(clock, &mut ts) };
-    (rc == 0).then(|| ts.tv_sec as f64 * 1000.0 + ts.tv_nsec as f64 / 1e6)
+    crate::cpu::clock_ns(clock).map(|ns| ns as f64 / 1e6)
 }
 
 /// The processes holding a listening TCP socket on `port` (this one
