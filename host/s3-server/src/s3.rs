@@ -491,15 +491,23 @@ impl S3 for Backend {
             input.if_none_match.as_ref(),
         )?;
         // A range past the end is a 416, as for a GET (S3 does the same);
-        // one within the object is answered with the whole object's headers.
-        if let Some(r) = input.range {
-            r.check(object.len)?;
-        }
+        // one within the object is answered as S3 answers it: the range's
+        // length and `Content-Range`, and `206` (set by the server's
+        // handler: the protocol layer writes every HEAD as `200`).
+        let (len, content_range) = match input.range {
+            None => (object.len, None),
+            Some(r) => {
+                let r = r.check(object.len)?;
+                let cr = format!("bytes {}-{}/{}", r.start, r.end - 1, object.len);
+                (r.end - r.start, Some(cr))
+            }
+        };
         // A HEAD is a GET without a body: it waits the first byte.
         let transfer = self.state.model().start_at(issued, 0);
         timer::sleep_until_about(transfer.headers_at()).await;
         Ok(S3Response::new(HeadObjectOutput {
-            content_length: i64::try_from(object.len).ok(),
+            content_length: i64::try_from(len).ok(),
+            content_range,
             accept_ranges: Some("bytes".into()),
             e_tag: Some(etag(&object)),
             last_modified: Some(Timestamp::from(object.last_modified)),

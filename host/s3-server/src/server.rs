@@ -302,6 +302,7 @@ async fn handle(
     if req.uri().path().starts_with(ADMIN_PREFIX) {
         return Ok(admin::handle(&state, req).await.map(MeteredBody::plain));
     }
+    let head = req.method() == http::Method::HEAD;
     let method = req.method().as_str().to_string();
     let key = req.uri().path().trim_start_matches('/').to_string();
     let range = req
@@ -336,7 +337,15 @@ async fn handle(
     };
     let mut req = req.map(s3s::Body::from);
     req.extensions_mut().insert(Arc::clone(&ctx));
-    let resp = s3.call(req).await?;
+    let mut resp = s3.call(req).await?;
+    // A HEAD of a range is `206` in S3, as the GET is; the protocol layer
+    // writes every HEAD as `200`, with the `Content-Range` the backend set.
+    if head
+        && resp.status() == http::StatusCode::OK
+        && resp.headers().contains_key(http::header::CONTENT_RANGE)
+    {
+        *resp.status_mut() = http::StatusCode::PARTIAL_CONTENT;
+    }
     if ctx.response_dropped() {
         // The connection is reset instead of answered (the record says so).
         drop(pending);
