@@ -270,15 +270,21 @@ pub(crate) struct Clocks {
 
 impl Clocks {
     /// Now, with the CPU of the store's `server` processes on this machine
-    /// if any, or `None` where the process has no CPU clock.
-    pub(crate) fn read(server: Option<&LocalServer>) -> Option<Self> {
+    /// if any, the body bytes `arrived` so far (0: none counted) and the
+    /// consumers' CPU so far, `consumed_ns`; `None` where the process has no
+    /// CPU clock.
+    pub(crate) fn read(
+        server: Option<&LocalServer>,
+        arrived: u64,
+        consumed_ns: u64,
+    ) -> Option<Self> {
         Some(Self {
             cpu_ms: process_cpu_ms()?,
             server_cpu_ms: server.and_then(LocalServer::cpu_ms),
             machine_ticks: machine_cpu_ticks(),
             running: machine_running(),
-            arrived_mib: None,
-            consumer_ms: 0.0,
+            arrived_mib: (arrived > 0).then(|| arrived as f64 / 1_048_576.0),
+            consumer_ms: consumed_ns as f64 / 1e6,
         })
     }
 }

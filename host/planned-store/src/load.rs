@@ -397,11 +397,6 @@ impl LoadEstimator {
         }
     }
 
-    /// The store's server processes whose CPU is counted, if any.
-    pub fn local_server(&self) -> Option<&LocalServer> {
-        self.server.as_ref()
-    }
-
     /// Marks a GET as issued; returns the requests in flight including it.
     pub fn issue(&self) -> u64 {
         self.in_flight.fetch_add(1, Ordering::Relaxed) + 1
@@ -484,16 +479,14 @@ impl LoadEstimator {
             .flatten();
         let clocks = n
             .is_multiple_of(u64::from(SLICE_GETS))
-            .then(|| Clocks::read(self.server.as_ref()))
-            .flatten()
-            .map(|c| {
-                let arrived = self.arrived.load(Ordering::Relaxed);
-                Clocks {
-                    arrived_mib: (arrived > 0).then(|| arrived as f64 / 1_048_576.0),
-                    consumer_ms: self.consumed_ns.load(Ordering::Relaxed) as f64 / 1e6,
-                    ..c
-                }
-            });
+            .then(|| {
+                Clocks::read(
+                    self.server.as_ref(),
+                    self.arrived.load(Ordering::Relaxed),
+                    self.consumed_ns.load(Ordering::Relaxed),
+                )
+            })
+            .flatten();
         let calls_done = self.calls_done.load(Ordering::Relaxed);
         let mut st = self.lock();
         st.cpu.add_get(mib, sched, clocks, calls_done, s.done);
