@@ -119,7 +119,9 @@ use std::collections::VecDeque;
 
 use tokio::time::Instant;
 
+#[cfg(doc)]
 use crate::peer::LocalServer;
+use crate::peer::ServerCpu;
 use crate::robust::{quantile, sen_slope};
 
 /// Completed GETs per slice: a price from the 8th slice on, the 256th GET.
@@ -252,9 +254,10 @@ impl Slice {
 pub(crate) struct Clocks {
     /// The process's CPU time, ms.
     pub cpu_ms: f64,
-    /// The CPU time of the store's server processes on this machine, ms
-    /// ([`LocalServer`]); `None` for a remote store or once one exited.
-    pub server_cpu_ms: Option<f64>,
+    /// The CPU time of the store's server processes on this machine
+    /// ([`LocalServer::read`]); `None` for a remote store or while its
+    /// server is lost.
+    pub server: Option<ServerCpu>,
     /// The machine's `(idle, total)` CPU time, ticks; `None` unknown.
     pub machine_ticks: Option<(u64, u64)>,
     /// Runnable threads on the machine, the reader included; `None` unknown.
@@ -270,17 +273,13 @@ pub(crate) struct Clocks {
 
 impl Clocks {
     /// Now, with the CPU of the store's `server` processes on this machine
-    /// if any, the body bytes `arrived` so far (0: none counted) and the
+    /// (read by the caller, [`LocalServer::read`]), the body bytes `arrived` so far (0: none counted) and the
     /// consumers' CPU so far, `consumed_ns`; `None` where the process has no
     /// CPU clock.
-    pub(crate) fn read(
-        server: Option<&LocalServer>,
-        arrived: u64,
-        consumed_ns: u64,
-    ) -> Option<Self> {
+    pub(crate) fn read(server: Option<ServerCpu>, arrived: u64, consumed_ns: u64) -> Option<Self> {
         Some(Self {
             cpu_ms: process_cpu_ms()?,
-            server_cpu_ms: server.and_then(LocalServer::cpu_ms),
+            server,
             machine_ticks: machine_cpu_ticks(),
             running: machine_running(),
             arrived_mib: (arrived > 0).then(|| arrived as f64 / 1_048_576.0),
@@ -298,8 +297,10 @@ pub struct CpuSnapshot {
     pub wait_share: f64,
     /// The prices and `κ`, once a slice was busy.
     pub price: Option<CpuPrice>,
-    /// Processes besides this one whose CPU the figures hold: the store's
-    /// server on this machine ([`LocalServer`]); 0 for a remote store.
+    /// Processes besides this one whose CPU the last slice's clocks read:
+    /// the store's server on this machine ([`LocalServer`]); 0 for a remote
+    /// store, or while its server is lost (it exited and was not found
+    /// again yet).
     pub server_processes: usize,
 }
 
@@ -311,6 +312,9 @@ pub(crate) struct CpuMeter {
     /// Processes whose CPU the slices hold: this one and the store's
     /// server processes on this machine ([`LocalServer`]).
     processes: f64,
+    /// The server processes the last clocks read (0: a remote store, or
+    /// its server lost).
+    server_read: usize,
     slices: VecDeque<Slice>,
     /// `(slice number, u)` of the last busy slices.
     busy: VecDeque<(u64, f64)>,
@@ -367,6 +371,7 @@ impl CpuMeter {
         Self {
             machine_cores,
             processes: 1.0,
+            server_read: 0,
             slices: VecDeque::with_capacity(CPU_SLICES),
             busy: VecDeque::with_capacity(BUSY_SLICES),
             closed: 0,
@@ -385,6 +390,7 @@ impl CpuMeter {
     /// `N` threads each.
     pub(crate) fn with_servers(mut self, servers: usize) -> Self {
         self.processes = 1.0 + servers as f64;
+        self.server_read = servers;
         self
     }
 
@@ -395,7 +401,9 @@ impl CpuMeter {
     /// far and the time `now`, and opens the next; until the first clocks,
     /// GETs are not counted. The slice's MiB are those that arrived between
     /// its two clocks ([`Clocks::arrived_mib`]), or, where the clocks do not
-    /// count arrivals, the completed GETs' `mib`. Returns whether a slice
+    /// count arrivals, the completed GETs' `mib`. A slice whose clocks read
+    /// the store's local server at one end only, or in two epochs
+    /// ([`LocalServer::read`]), is dropped. Returns whether a slice
     /// closed.
     pub(crate) fn add_get(
         &mut self,
@@ -423,6 +431,27 @@ impl CpuMeter {
         let Some(c1) = clocks else {
             return false;
         };
+        let server_ms = match (c0.server, c1.server) {
+            // Within one epoch only: another epoch's clock is another
+            // process's.
+            (Some(a), Some(b)) if a.epoch == b.epoch => Some((b.ms - a.ms).max(0.0)),
+            (None, None) => Some(0.0),
+            _ => None,
+        };
+        self.server_read = c1.server.map_or(0, |s| s.processes);
+        if let Some(s) = c1.server {
+            self.processes = 1.0 + s.processes as f64;
+        }
+        let Some(server_ms) = server_ms else {
+            // The server was lost or found again within the slice: its CPU
+            // over the slice is unknown, and a slice without it would price
+            // bytes at the client's share of their cost. Dropped.
+            self.open = Open {
+                start: Some((c1, calls_done, now)),
+                ..Open::default()
+            };
+            return false;
+        };
         let sampled = self.open.run_ns + self.open.wait_ns;
         // The bytes that arrived between the two clocks, whose CPU the slice
         // holds; the completed GETs' bytes only where arrivals are not counted.
@@ -434,11 +463,7 @@ impl CpuMeter {
             gets: f64::from(self.open.gets),
             calls: calls_done.saturating_sub(calls0) as f64,
             mib,
-            cpu_ms: (c1.cpu_ms - c0.cpu_ms).max(0.0)
-                + match (c0.server_cpu_ms, c1.server_cpu_ms) {
-                    (Some(a), Some(b)) => (b - a).max(0.0),
-                    _ => 0.0,
-                },
+            cpu_ms: (c1.cpu_ms - c0.cpu_ms).max(0.0) + server_ms,
             consumer_ms: (c1.consumer_ms - c0.consumer_ms).max(0.0),
             wall_ms: now.saturating_duration_since(t0).as_secs_f64() * 1000.0,
             wait_share: (sampled > 0).then(|| self.open.wait_ns as f64 / sampled as f64),
@@ -644,7 +669,7 @@ impl CpuMeter {
                 0.0
             },
             price: self.price,
-            server_processes: (self.processes - 1.0) as usize,
+            server_processes: self.server_read,
         }
     }
 }
@@ -980,7 +1005,7 @@ mod tests {
             let clocks = |cpu_ms: f64, arrived: f64| {
                 Some(Clocks {
                     cpu_ms,
-                    server_cpu_ms: None,
+                    server: None,
                     machine_ticks: Some((0, 100)),
                     running: Some(1),
                     arrived_mib: count_arrivals.then_some(arrived),
@@ -1049,7 +1074,7 @@ mod tests {
         let at = |cpu_ms: f64, idle: u64, total: u64| {
             Some(Clocks {
                 cpu_ms,
-                server_cpu_ms: None,
+                server: None,
                 machine_ticks: Some((idle, total)),
                 running: Some(3),
                 arrived_mib: None,
@@ -1088,10 +1113,14 @@ mod tests {
     #[test]
     fn a_local_servers_cpu_is_counted_in_the_slices_and_its_share_in_kappa() {
         let t0 = Instant::now();
-        let at = |cpu_ms: f64, server: Option<f64>| {
+        let at = |cpu_ms: f64, server: Option<(u64, f64)>| {
             Some(Clocks {
                 cpu_ms,
-                server_cpu_ms: server,
+                server: server.map(|(epoch, ms)| ServerCpu {
+                    epoch,
+                    ms,
+                    processes: 1,
+                }),
                 machine_ticks: Some((0, 100)),
                 running: Some(8),
                 arrived_mib: None,
@@ -1101,20 +1130,52 @@ mod tests {
         // The client spends 10 ms, the server 14 ms over a slice: 24.
         let close = |m: &mut CpuMeter, c0, c1| {
             assert!(!m.add_get(1.0, None, c0, 0, t0));
+            let mut closed = false;
             for i in 1..=SLICE_GETS {
                 let c = (i == SLICE_GETS).then_some(c1).flatten();
-                m.add_get(1.0, Some((100, 400)), c, 0, t0 + Duration::from_millis(20));
+                closed |= m.add_get(1.0, Some((100, 400)), c, 0, t0 + Duration::from_millis(20));
             }
-            m.slices.back().unwrap().cpu_ms
+            closed.then(|| m.slices.back().unwrap().cpu_ms)
         };
         let mut m = CpuMeter::with_cores(2.0).with_servers(1);
-        let cpu = close(&mut m, at(100.0, Some(500.0)), at(110.0, Some(514.0)));
-        assert!((cpu - 24.0).abs() < 1e-9, "{cpu}");
-        // A server that exited (no clock at either end) adds nothing,
-        // rather than its whole past CPU or a negative sum.
+        let cpu = close(
+            &mut m,
+            at(100.0, Some((0, 500.0))),
+            at(110.0, Some((0, 514.0))),
+        );
+        assert!((cpu.unwrap() - 24.0).abs() < 1e-9, "{cpu:?}");
+        // A server lost within the slice (read at one end only), or found
+        // again under a new epoch (another process's clock, 3 ms against
+        // the old one's 500), leaves the slice's CPU unknown: no slice,
+        // rather than one priced at the client's CPU alone or a negative sum.
+        for c1 in [at(110.0, None), at(110.0, Some((1, 3.0)))] {
+            let mut m = CpuMeter::with_cores(2.0).with_servers(1);
+            assert_eq!(close(&mut m, at(100.0, Some((0, 500.0))), c1), None);
+            assert!(m.slices.is_empty());
+        }
+        // A remote store (no server at either end): the client's CPU.
+        let mut m = CpuMeter::with_cores(2.0);
+        let cpu = close(&mut m, at(100.0, None), at(110.0, None));
+        assert!((cpu.unwrap() - 10.0).abs() < 1e-9, "{cpu:?}");
+        // The processes counted in the fair share follow the server read.
         let mut m = CpuMeter::with_cores(2.0).with_servers(1);
-        let cpu = close(&mut m, at(100.0, Some(500.0)), at(110.0, None));
-        assert!((cpu - 10.0).abs() < 1e-9, "{cpu}");
+        let three = Clocks {
+            server: Some(ServerCpu {
+                epoch: 2,
+                ms: 9.0,
+                processes: 3,
+            }),
+            ..at(120.0, None).unwrap()
+        };
+        close(&mut m, at(100.0, None), Some(three));
+        assert_eq!(m.processes, 4.0);
+        assert_eq!(m.snapshot().server_processes, 3);
+        // Lost: none read, the fair share kept for when it is found again.
+        for i in 1..=SLICE_GETS {
+            let c = (i == SLICE_GETS).then_some(at(130.0, None)).flatten();
+            m.add_get(1.0, None, c, 0, t0 + Duration::from_millis(40));
+        }
+        assert_eq!((m.processes, m.snapshot().server_processes), (4.0, 0));
         // Starved beside seven other runnable threads: the two processes'
         // fair share is 2 · 4 / (4 + 7), not one process's 2 · 2 / (2 + 7).
         let sliver = |mib: f64| Slice {

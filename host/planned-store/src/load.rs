@@ -353,8 +353,10 @@ pub struct LoadEstimator {
     /// GETs observed so far (when to read the run-queue time).
     observed: AtomicU64,
     /// The store's server processes on this machine, whose CPU the CPU
-    /// meter counts with the process's own.
-    server: Option<LocalServer>,
+    /// meter counts with the process's own (read by the GET closing a
+    /// slice, so never contended; locked because a lost server is looked
+    /// for again, [`LocalServer::read`]).
+    server: Option<Mutex<LocalServer>>,
     /// Body bytes that arrived so far ([`arrived`](Self::arrived)).
     arrived: AtomicU64,
     /// CPU the reads' consumers spent so far, ns ([`consumed`](Self::consumed)).
@@ -392,7 +394,7 @@ impl LoadEstimator {
             st.cpu = std::mem::take(&mut st.cpu).with_servers(server.pids().len());
         }
         Self {
-            server: Some(server),
+            server: Some(Mutex::new(server)),
             ..est
         }
     }
@@ -480,8 +482,12 @@ impl LoadEstimator {
         let clocks = n
             .is_multiple_of(u64::from(SLICE_GETS))
             .then(|| {
+                let server = self
+                    .server
+                    .as_ref()
+                    .and_then(|s| s.lock().unwrap_or_else(|e| e.into_inner()).read());
                 Clocks::read(
-                    self.server.as_ref(),
+                    server,
                     self.arrived.load(Ordering::Relaxed),
                     self.consumed_ns.load(Ordering::Relaxed),
                 )

@@ -25,16 +25,37 @@
 //! system, in nanoseconds. The reader's own process is never a peer (its
 //! CPU is counted already).
 //!
+//! # Losing it and finding it again
+//! A server can exit and be started again while the reader lives (an
+//! operator restarts warp-s3 or MinIO under a long-running `warp serve`).
+//! Its clock then fails to read, or, if the kernel gave its pid to another
+//! process, reads that process: so each reading also checks that every
+//! process still has the start time (`/proc/PID/stat`, field 22) it had
+//! when found. A server lost either way is looked for again on the same
+//! port, at most once per [`REDISCOVER_FIRST`], doubling while nothing is
+//! found up to [`REDISCOVER_MAX`] (a store whose server is gone for good
+//! costs one `/proc` scan a minute). Each server found gets a new epoch:
+//! the meter subtracts two readings only within one epoch, never a new
+//! process's clock from an old one's.
+//!
 //! # Bounds
 //! Discovery reads at most [`MAX_PROC_ENTRIES`] fd links and keeps at most
-//! [`MAX_SERVERS`] processes, once, when the store is built; each reading
-//! is one `clock_gettime` per process.
+//! [`MAX_SERVERS`] processes, when the store is built and after a loss as
+//! above; each reading is one `clock_gettime` and one `/proc/PID/stat` read
+//! per process.
+
+use std::time::{Duration, Instant};
 
 /// Most processes one [`LocalServer`] reads (pre-forked servers hold one
 /// listening socket in several processes).
 pub const MAX_SERVERS: usize = 8;
 /// Most `/proc/PID/fd` entries discovery reads before giving up.
 pub const MAX_PROC_ENTRIES: usize = 1 << 18;
+
+/// The first wait before a lost server is looked for again (module docs).
+pub const REDISCOVER_FIRST: Duration = Duration::from_secs(1);
+/// The longest wait between two looks for a lost server.
+pub const REDISCOVER_MAX: Duration = Duration::from_secs(60);
 
 /// The processes serving a loopback endpoint, and their CPU clocks (module
 /// docs).
@@ -43,6 +64,32 @@ pub struct LocalServer {
     pids: Vec<u32>,
     #[cfg(unix)]
     clocks: Vec<libc::clockid_t>,
+    /// Each process's start time, clock ticks after boot (`None` where
+    /// `/proc` does not say): a pid whose start time changed is another
+    /// process.
+    starts: Vec<Option<u64>>,
+    /// The port the processes were found listening on; `None` for a
+    /// server named by its pids, which is never looked for again.
+    port: Option<u16>,
+    /// Which server found on `port` this is: 0 the first, one more each
+    /// time a lost server is found again.
+    epoch: u64,
+    /// When the server was last looked for, and the wait before the next
+    /// look while it is lost.
+    looked: Instant,
+    retry: Duration,
+}
+
+/// One reading of a [`LocalServer`]'s clocks.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct ServerCpu {
+    /// Which server was read ([`LocalServer`], module docs): readings of
+    /// two epochs are of different processes and are never subtracted.
+    pub epoch: u64,
+    /// The CPU time its processes have used, ms, summed.
+    pub ms: f64,
+    /// How many processes were read.
+    pub processes: usize,
 }
 
 impl LocalServer {
@@ -57,7 +104,10 @@ impl LocalServer {
             .filter(|&p| p != own)
             .take(MAX_SERVERS)
             .collect();
-        let server = Self::from_pids(&pids);
+        let server = Self::from_pids(&pids).map(|s| Self {
+            port: Some(port),
+            ..s
+        });
         tracing::debug!(
             target: "warp::cpu",
             port,
@@ -75,6 +125,11 @@ impl LocalServer {
             let mut s = Self {
                 pids: Vec::new(),
                 clocks: Vec::new(),
+                starts: Vec::new(),
+                port: None,
+                epoch: 0,
+                looked: Instant::now(),
+                retry: REDISCOVER_FIRST,
             };
             for &pid in pids.iter().take(MAX_SERVERS) {
                 let Ok(raw) = libc::pid_t::try_from(pid) else {
@@ -87,6 +142,7 @@ impl LocalServer {
                 if rc == 0 && read_clock_ms(clock).is_some() {
                     s.pids.push(pid);
                     s.clocks.push(clock);
+                    s.starts.push(start_ticks(pid));
                 }
             }
             (!s.pids.is_empty()).then_some(s)
@@ -103,12 +159,69 @@ impl LocalServer {
         &self.pids
     }
 
-    /// The CPU time the processes have used, ms, summed; `None` once any of
-    /// them cannot be read (it exited): a sum missing a process would read
-    /// as negative CPU. One `clock_gettime` per process.
-    pub fn cpu_ms(&self) -> Option<f64> {
+    /// The server's CPU now: its processes' CPU time summed, with the epoch
+    /// of the server read; `None` while it is lost. A server is lost once
+    /// one of its processes cannot be read (it exited: a sum missing a
+    /// process would read as negative CPU) or has another start time (its
+    /// pid was given to another process); it is then looked for again on
+    /// its port, with the waits of the module docs, and a server found
+    /// there is read under the next epoch. One `clock_gettime` and one
+    /// `/proc/PID/stat` read per process; a look is `O(processes × their
+    /// fds)`, at most [`MAX_PROC_ENTRIES`] links.
+    pub fn read(&mut self) -> Option<ServerCpu> {
+        if let Some(ms) = self.cpu_ms() {
+            return Some(self.reading(ms));
+        }
+        self.pids.clear();
+        #[cfg(unix)]
+        self.clocks.clear();
+        self.starts.clear();
+        let port = self.port?;
+        if self.looked.elapsed() < self.retry {
+            return None;
+        }
+        self.looked = Instant::now();
+        match Self::listening_on(port) {
+            Some(found) => {
+                self.pids = found.pids;
+                #[cfg(unix)]
+                {
+                    self.clocks = found.clocks;
+                }
+                self.starts = found.starts;
+                self.epoch += 1;
+                self.retry = REDISCOVER_FIRST;
+                self.cpu_ms().map(|ms| self.reading(ms))
+            }
+            None => {
+                self.retry = (self.retry * 2).min(REDISCOVER_MAX);
+                None
+            }
+        }
+    }
+
+    fn reading(&self, ms: f64) -> ServerCpu {
+        ServerCpu {
+            epoch: self.epoch,
+            ms,
+            processes: self.pids.len(),
+        }
+    }
+
+    /// The processes' CPU time, ms, summed; `None` if there are none or
+    /// one cannot be read or has another start time.
+    fn cpu_ms(&self) -> Option<f64> {
         #[cfg(unix)]
         {
+            if self.pids.is_empty()
+                || self
+                    .pids
+                    .iter()
+                    .zip(&self.starts)
+                    .any(|(&pid, &start)| start.is_some() && start_ticks(pid) != start)
+            {
+                return None;
+            }
             self.clocks.iter().map(|&c| read_clock_ms(c)).sum()
         }
         #[cfg(not(unix))]
@@ -116,6 +229,38 @@ impl LocalServer {
             None
         }
     }
+
+    /// Sets the first wait before a lost server is looked for again
+    /// (tests).
+    #[cfg(test)]
+    fn with_retry(mut self, retry: Duration) -> Self {
+        self.retry = retry;
+        self
+    }
+}
+
+/// The start time of process `pid`, clock ticks after boot: field 22 of
+/// `/proc/PID/stat`, counted after the command's closing parenthesis (the
+/// command may hold spaces and parentheses). `None` off Linux, or where the
+/// process is gone or the line is malformed. `O(line)`.
+fn start_ticks(pid: u32) -> Option<u64> {
+    #[cfg(target_os = "linux")]
+    {
+        let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+        parse_start_ticks(&stat)
+    }
+    #[cfg(not(target_os = "linux"))]
+    {
+        let _ = pid;
+        None
+    }
+}
+
+/// Field 22 of a `/proc/PID/stat` line (module docs): the 20th field after
+/// the `)` that ends field 2. `O(line)`.
+fn parse_start_ticks(stat: &str) -> Option<u64> {
+    let (_, rest) = stat.rsplit_once(')')?;
+    rest.split_ascii_whitespace().nth(19)?.parse().ok()
 }
 
 #[cfg(unix)]
@@ -261,5 +406,114 @@ mod tests {
         // Reaped: its clock is gone, and a sum without it is refused.
         assert_eq!(server.cpu_ms(), None);
         assert_eq!(LocalServer::from_pids(&[child.id()]), None);
+        // Named by its pids, it has no port to be looked for on.
+        let mut server = server.with_retry(Duration::ZERO);
+        assert_eq!(server.read(), None);
+        assert!(server.pids().is_empty());
+    }
+
+    #[test]
+    fn the_start_time_is_field_22_after_the_command() {
+        let line = "4242 (a (b) c) S 1 4242 4242 0 -1 4194560 100 0 0 0 7 3 0 0 20 0 4 0 987654 123456789 2000";
+        assert_eq!(parse_start_ticks(line), Some(987_654));
+        assert_eq!(parse_start_ticks("4242 (x) S 1 2"), None);
+        assert_eq!(parse_start_ticks("no parenthesis"), None);
+        #[cfg(target_os = "linux")]
+        assert!(start_ticks(std::process::id()).is_some());
+    }
+
+    #[cfg(target_os = "linux")]
+    #[test]
+    fn a_pid_with_another_start_time_is_another_process() {
+        let mut child = std::process::Command::new("sleep")
+            .arg("30")
+            .spawn()
+            .unwrap();
+        let mut server = LocalServer::from_pids(&[child.id()]).expect("the child's clock");
+        let read = server.read().expect("its own start time");
+        assert_eq!((read.epoch, read.processes), (0, 1));
+        // As if the pid had been given to a process started later.
+        server.starts[0] = server.starts[0].map(|t| t + 1);
+        assert_eq!(server.read(), None);
+        assert!(server.pids().is_empty());
+        child.kill().unwrap();
+        child.wait().unwrap();
+    }
+
+    /// Not a test of its own: the listener of
+    /// `a_restarted_server_is_found_again_under_a_new_epoch`, run as its
+    /// child process (this test binary, filtered to this function, with
+    /// the port in `WARP_TEST_LISTEN_PORT`).
+    #[test]
+    #[ignore = "the child process of another test"]
+    fn listen_on_the_port_in_the_environment() {
+        let Some(port) = std::env::var("WARP_TEST_LISTEN_PORT")
+            .ok()
+            .and_then(|p| p.parse::<u16>().ok())
+        else {
+            return;
+        };
+        let _listener = std::net::TcpListener::bind(("127.0.0.1", port)).unwrap();
+        std::thread::sleep(Duration::from_secs(30));
+    }
+
+    /// A child listening on `port`, killed when dropped.
+    #[cfg(target_os = "linux")]
+    struct Listener(std::process::Child);
+
+    #[cfg(target_os = "linux")]
+    impl Listener {
+        fn start(port: u16) -> Self {
+            let child = std::process::Command::new(std::env::current_exe().unwrap())
+                .args([
+                    "--ignored",
+                    "--exact",
+                    "peer::tests::listen_on_the_port_in_the_environment",
+                ])
+                .env("WARP_TEST_LISTEN_PORT", port.to_string())
+                .stdout(std::process::Stdio::null())
+                .stderr(std::process::Stdio::null())
+                .spawn()
+                .unwrap();
+            let l = Self(child);
+            let deadline = Instant::now() + Duration::from_secs(10);
+            while !listeners(port).contains(&l.0.id()) {
+                assert!(Instant::now() < deadline, "no listener on {port}");
+                std::thread::sleep(Duration::from_millis(20));
+            }
+            l
+        }
+    }
+
+    #[cfg(target_os = "linux")]
+    impl Drop for Listener {
+        fn drop(&mut self) {
+            let _ = self.0.kill();
+            let _ = self.0.wait();
+        }
+    }
+
+    #[cfg(target_os = "linux")]
+    #[test]
+    fn a_restarted_server_is_found_again_under_a_new_epoch() {
+        let port = {
+            let l = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+            l.local_addr().unwrap().port()
+        };
+        let first = Listener::start(port);
+        let mut server = LocalServer::listening_on(port)
+            .expect("the child")
+            .with_retry(Duration::ZERO);
+        assert_eq!(server.pids(), &[first.0.id()]);
+        assert_eq!(server.read().map(|r| (r.epoch, r.processes)), Some((0, 1)));
+        drop(first);
+        // Gone, and nothing listens on the port yet.
+        assert_eq!(server.read(), None);
+        let second = Listener::start(port);
+        let read = server.read().expect("found again");
+        assert_eq!((read.epoch, read.processes), (1, 1));
+        assert_eq!(server.pids(), &[second.0.id()]);
+        // Read again within its epoch.
+        assert_eq!(server.read().map(|r| r.epoch), Some(1));
     }
 }
