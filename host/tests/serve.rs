@@ -254,6 +254,7 @@ async fn answers_equal_the_searchers_for_every_method_single_and_batched() {
         "warp_cpu_cores_available",
         "warp_cpu_ms_per_mib",
         "warp_cpu_ms_per_get",
+        "warp_cpu_server_processes",
         "warp_index_generation_info{generation=",
     ] {
         assert!(

@@ -15,6 +15,7 @@
 //! once per manifest; the old one keeps serving.
 
 use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, SystemTime};
 
 use arc_swap::ArcSwap;
@@ -52,7 +53,15 @@ pub struct Generation {
     pub stamp: Option<Stamp>,
     /// When it started serving.
     pub since: SystemTime,
+    /// Which generation this process opened, counting from 0: each has its
+    /// own store, whose counters start at zero, even when the manifest was
+    /// rewritten with the same build id (the metrics subtract two samples
+    /// of one store only).
+    pub opened: u64,
 }
+
+/// Generations opened by this process (`Generation::opened`).
+static OPENED: AtomicU64 = AtomicU64::new(0);
 
 impl Generation {
     /// The manifest's build id (the generation).
@@ -141,6 +150,7 @@ impl Opener {
             surrogate,
             stamp,
             since: SystemTime::now(),
+            opened: OPENED.fetch_add(1, Ordering::Relaxed),
         })
     }
 }

@@ -162,6 +162,7 @@ async fn metrics(State(state): State<Arc<AppState>>) -> Response {
     let g = state.served.current();
     let text = state.metrics.render(
         g.build_id(),
+        g.opened,
         state.admission.in_flight(),
         state.admission.waiting(),
         state.body_budget.held(),

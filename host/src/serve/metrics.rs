@@ -19,7 +19,10 @@
 //! `warp_link_pressure`, and the client CPU's `warp_cpu_cores_used`,
 //! `warp_cpu_wait_share`, `warp_cpu_cores_available` (`κ`, 0 while the CPU
 //! has not been seen busy), `warp_cpu_ms_per_mib` and `warp_cpu_ms_per_get`
-//! (the marginal prices of the closed loop's CPU term).
+//! (the marginal prices of the closed loop's CPU term), and
+//! `warp_cpu_server_processes` (the processes of a store served from this
+//! machine whose CPU the meter counts; 0 for a remote store or while that
+//! server is lost).
 //! `warp_index_generation_info{generation}` is 1 for
 //! the generation served; `warp_index_swaps_total` counts hot swaps,
 //! `warp_index_open_failures_total` the checks whose changed manifest did
@@ -106,11 +109,11 @@ pub struct Metrics {
     store: StoreCounters,
     capacity: Gauge<f64, AtomicU64>,
     pressure: Gauge<f64, AtomicU64>,
-    /// cores used, wait share, `κ`, ms per MiB, ms per GET.
-    cpu: [Gauge<f64, AtomicU64>; 5],
+    /// cores used, wait share, `κ`, ms per MiB, ms per GET, server processes.
+    cpu: [Gauge<f64, AtomicU64>; 6],
     /// The store totals last added (generation, totals): the next scrape
     /// adds what grew since.
-    seen: Mutex<(String, CallStats)>,
+    seen: Mutex<(Option<u64>, CallStats)>,
 }
 
 impl Default for Metrics {
@@ -270,13 +273,14 @@ impl Metrics {
             "The load estimate's last measured pressure",
             pressure.clone(),
         );
-        let cpu: [Gauge<f64, AtomicU64>; 5] = Default::default();
+        let cpu: [Gauge<f64, AtomicU64>; 6] = Default::default();
         for (g, (name, help)) in cpu.iter().zip([
             ("warp_cpu_cores_used", "Cores the process used over the CPU meter's window"),
             ("warp_cpu_wait_share", "Share of their runnable time the completing threads waited for a core"),
             ("warp_cpu_cores_available", "The cores the closed loop's CPU term divides by (0 while the CPU has not been seen busy)"),
             ("warp_cpu_ms_per_mib", "CPU ms a received MiB costs (0 while unpriced)"),
             ("warp_cpu_ms_per_get", "CPU ms a GET costs (0 while unpriced)"),
+            ("warp_cpu_server_processes", "Processes of the store's server on this machine whose CPU the meter counts (0: a remote store, or the server lost)"),
         ]) {
             registry.register(name, help, g.clone());
         }
@@ -302,7 +306,7 @@ impl Metrics {
             capacity,
             pressure,
             cpu,
-            seen: Mutex::new((String::new(), CallStats::default())),
+            seen: Mutex::new((None, CallStats::default())),
         }
     }
 
@@ -354,10 +358,16 @@ impl Metrics {
 
     /// The text exposition, after sampling the admission gauges, the
     /// request-body bytes held, and the store's totals and load estimate of
-    /// `generation`.
+    /// `generation`, the `opened`th this process opened
+    /// (`Generation::opened`): the store counters grow by what the store
+    /// counted since the last sample of the same store, or by all it
+    /// counted when another was sampled last (a new generation's store
+    /// counts from zero, whatever its build id).
+    #[allow(clippy::too_many_arguments)]
     pub fn render(
         &self,
         generation: &str,
+        opened: u64,
         in_flight: usize,
         waiting: usize,
         buffered_body_bytes: usize,
@@ -376,9 +386,10 @@ impl Metrics {
             .set(1);
         {
             let mut seen = self.seen.lock().unwrap_or_else(|e| e.into_inner());
-            if seen.0 != generation {
-                // A new generation's store counts from zero.
-                *seen = (generation.to_string(), CallStats::default());
+            if seen.0 != Some(opened) {
+                // Another generation's store, which counts from zero: a
+                // manifest rewritten with the same build id is one too.
+                *seen = (Some(opened), CallStats::default());
             }
             let (now, was) = (&store.totals, &seen.1);
             let grow = |c: &Counter, n: u64, w: u64| {
@@ -404,6 +415,7 @@ impl Metrics {
             price.map_or(0.0, |p| p.cores),
             price.map_or(0.0, |p| p.per_mib_ms),
             price.map_or(0.0, |p| p.per_get_ms),
+            load.cpu.server_processes as f64,
         ]) {
             g.set(v);
         }
@@ -411,5 +423,45 @@ impl Metrics {
         // Writing into a String cannot fail.
         let _ = prometheus_client::encoding::text::encode(&mut out, &self.registry);
         out
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn gets_total(text: &str) -> f64 {
+        text.lines()
+            .find_map(|l| l.strip_prefix("warp_store_gets_total "))
+            .and_then(|v| v.trim().parse().ok())
+            .expect("warp_store_gets_total")
+    }
+
+    fn with_gets(gets: u64) -> StatsSnapshot {
+        StatsSnapshot {
+            totals: CallStats {
+                gets,
+                ..CallStats::default()
+            },
+            ..StatsSnapshot::default()
+        }
+    }
+
+    #[test]
+    fn a_reopened_generation_with_the_same_build_id_is_counted_from_zero() {
+        let m = Metrics::new();
+        let load = LoadSnapshot::default();
+        let render =
+            |opened, gets| gets_total(&m.render("b1", opened, 0, 0, 0, &with_gets(gets), &load));
+        assert_eq!(render(0, 100), 100.0);
+        assert_eq!(render(0, 150), 150.0);
+        // The manifest rewritten with the same build: a new store, from 0.
+        assert_eq!(render(1, 40), 190.0);
+        assert_eq!(render(1, 60), 210.0);
+        // Another build, its store from 0 too.
+        assert_eq!(
+            gets_total(&m.render("b2", 2, 0, 0, 0, &with_gets(5), &load)),
+            215.0
+        );
     }
 }
