@@ -124,8 +124,10 @@ impl BufferedBody {
 /// refused at once (`503`).
 ///
 /// # Errors
-/// [`ApiError`]: `413` over `limit` (or cut off), `503` over the budget,
-/// `408` past `timeout`.
+/// [`ApiError`]: `413` over `limit`, `400` when the body cannot be read
+/// to its end (the client closed the connection before the bytes it
+/// declared, or sent a malformed chunk), `503` over the budget, `408` past
+/// `timeout`.
 pub async fn read_body(
     headers: &HeaderMap,
     body: Body,
@@ -157,14 +159,22 @@ pub async fn read_body(
     let too_large = || {
         ApiError::status(
             413,
-            format!("the request body is larger than the limit of {limit} bytes (or was cut off)"),
+            format!("the request body is larger than the limit of {limit} bytes"),
         )
     };
     let read = async {
         let mut buf = BytesMut::with_capacity(declared.unwrap_or(0));
         let mut stream = body.into_data_stream();
         while let Some(chunk) = stream.next().await {
-            let chunk = chunk.map_err(|_| too_large())?;
+            let chunk = chunk.map_err(|e| {
+                ApiError::status(
+                    400,
+                    format!(
+                        "the request body could not be read to its end after {} bytes: {e}",
+                        buf.len()
+                    ),
+                )
+            })?;
             let len = buf.len() + chunk.len();
             if len > limit {
                 return Err(too_large());
@@ -251,5 +261,40 @@ mod tests {
             .await
             .unwrap_err();
         assert_eq!(e.status, 413);
+        // Streamed past the limit: 413 too.
+        let pieces =
+            futures::stream::iter(["x".repeat(60), "y".repeat(60)].map(Ok::<_, std::io::Error>));
+        let e = read(
+            &BodyBudget::new(1000),
+            HeaderMap::new(),
+            Body::from_stream(pieces),
+        )
+        .await
+        .unwrap_err();
+        assert_eq!(e.status, 413);
+    }
+
+    #[tokio::test]
+    async fn a_body_cut_off_is_a_bad_request_naming_the_cause() {
+        let budget = BodyBudget::new(100);
+        let pieces = futures::stream::iter([
+            Ok(bytes::Bytes::from_static(b"{\"vec")),
+            Err(std::io::Error::new(
+                std::io::ErrorKind::UnexpectedEof,
+                "connection closed before the message completed",
+            )),
+        ]);
+        let e = read(&budget, declaring(50), Body::from_stream(pieces))
+            .await
+            .unwrap_err();
+        assert_eq!(e.status, 400);
+        assert!(
+            e.message.contains("after 5 bytes")
+                && e.message
+                    .contains("connection closed before the message completed"),
+            "{}",
+            e.message
+        );
+        assert_eq!(budget.available(), 100, "what it held is given back");
     }
 }
