@@ -45,7 +45,12 @@
 //! - `β` is the Theil–Sen slope of slice CPU against slice MiB (every slice
 //!   has the same number of GETs, so the intercept holds the per-GET and the
 //!   per-call CPU; the median pairwise slope ignores slices a scheduler
-//!   bunched). A byte costs its CPU while its body streams, which can be a
+//!   bunched), backfitted with the per-call slope below: a slice that
+//!   finishes more calls also takes in more of their bytes, and a slope on
+//!   MiB alone then prices the calls' CPU as bytes. The two slopes are
+//!   refitted in turn, each on the CPU less the other's part, until `β`
+//!   settles (at most 32 rounds; each round removes `1 − ρ²` of
+//!   the bias, `ρ` the correlation of the slices' MiB and calls). A byte costs its CPU while its body streams, which can be a
 //!   slice or more before its GET completes: a slice of [`SLICE_GETS`]
 //!   completions lasts about as long as one fat body. Until 2026-12-06 a
 //!   slice counted its completed GETs' MiB, so it held the CPU of one set
@@ -107,7 +112,8 @@
 //!
 //! # Bounds
 //! `O(CPU_SLICES + BUSY_SLICES)` memory; each slice close is `O(CPU_SLICES²)`
-//! (the 496 pairwise slopes, into kept scratch space), once per
+//! (the 496 pairwise slopes, into kept scratch space; twice per
+//! backfitting round, at most 32 rounds), once per
 //! [`SLICE_GETS`] GETs, under the estimator's lock; the clocks it closes
 //! with are read before the lock is taken. Off Linux the run-queue share is
 //! unknown and only
@@ -192,6 +198,13 @@ const MIN_PAIRS: usize = 16;
 pub const PRICE_ALPHA: f64 = 0.1;
 /// Shortest wall time a slice's cores used are measured over, ms.
 const MIN_WALL_MS: f64 = 1.0;
+/// Most rounds of the backfitted `β` and per-call fit (`CpuMeter::fit`);
+/// each takes `1 − ρ²` of the bias left (`ρ` the correlation of the
+/// slices' MiB and calls), and they stop once `β` moves less than
+/// [`BACKFIT_TOLERANCE`].
+const BACKFIT_ROUNDS: usize = 32;
+/// ms per MiB: a backfitting round that moves `β` less has converged.
+const BACKFIT_TOLERANCE: f64 = 1e-4;
 
 /// What a call's plan costs the process's CPU, and the cores it has (module
 /// docs). `Copy`: planning reads it once per call.
@@ -530,10 +543,33 @@ impl CpuMeter {
         if a_calls < 1.0 {
             return None;
         }
-        self.points.clear();
-        self.points
-            .extend(self.slices.iter().map(|s| (s.mib, s.own_ms())));
-        let fit = sen_slope(&self.points, MIN_SPREAD, MIN_PAIRS, 0.0, &mut self.slopes);
+        // Backfitting: slices with more calls finish more answers and take
+        // in more bytes, so a slope on MiB alone holds the calls' CPU too.
+        let mut fit = None;
+        let mut call_part = 0.0;
+        for _ in 0..BACKFIT_ROUNDS {
+            self.points.clear();
+            self.points.extend(
+                self.slices
+                    .iter()
+                    .map(|s| (s.mib, s.own_ms() - call_part * s.calls)),
+            );
+            let was = fit;
+            fit = sen_slope(&self.points, MIN_SPREAD, MIN_PAIRS, 0.0, &mut self.slopes);
+            let Some(b) = fit else { break };
+            if was.is_some_and(|w| (w - b).abs() < BACKFIT_TOLERANCE) {
+                break;
+            }
+            self.points.clear();
+            self.points.extend(
+                self.slices
+                    .iter()
+                    .map(|s| (s.calls, s.own_ms() - b.max(0.0) * s.mib)),
+            );
+            call_part = sen_slope(&self.points, MIN_SPREAD, MIN_PAIRS, 0.0, &mut self.slopes)
+                .unwrap_or(0.0)
+                .max(0.0);
+        }
         if let Some(b) = fit {
             smooth(&mut self.per_mib_ms, b.max(0.0));
         }
@@ -588,6 +624,7 @@ impl CpuMeter {
             fit_ms_per_mib = fit,
             per_mib_ms,
             per_get_ms,
+            per_call_part,
             per_call_ms,
             cores,
             idle_share = ?self.slices.back().and_then(|s| s.idle_share),
@@ -890,6 +927,24 @@ mod tests {
         let here = p.call_ms(p.gets_per_call, p.mib_per_call);
         assert!((here - p.per_call_ms).abs() < 1e-9);
         assert!(p.call_ms(p.gets_per_call + 2.0, p.mib_per_call - 4.0) < here);
+    }
+
+    #[test]
+    fn calls_that_bring_their_bytes_are_not_priced_as_bytes() {
+        // Slices that finish more calls take in more of their bytes: MiB
+        // follow the calls (1.5 MiB each, a few MiB either way), so a slope
+        // on MiB alone reads the calls' 0.9 ms as bytes (0.6 more per MiB).
+        // 0.2 ms per MiB, 0.2 per GET, 0.9 per call.
+        let mut m = CpuMeter::with_cores(1.0);
+        for i in 0..40 {
+            let calls = 10.0 + (i % 5) as f64 * 2.0;
+            let mib = 1.5 * calls + ((i % 7) as f64 - 3.0);
+            let cpu = 0.2 * mib + 0.2 * 64.0 + 0.9 * calls;
+            m.close(slice(calls, mib, cpu, 40.0, 0.4));
+        }
+        let p = m.price().expect("busy");
+        assert!((p.per_mib_ms - 0.2).abs() < 0.02, "{p:?}");
+        assert!((p.per_get_ms - 0.2).abs() < 0.03, "{p:?}");
     }
 
     #[test]
