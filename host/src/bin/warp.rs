@@ -20,39 +20,61 @@ use warp_host::output::{Output, note};
 static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
 /// mimalloc's `mi_option_purge_delay` (its position in `mi_option_t`,
-/// mimalloc.h; `libmimalloc-sys` names the options around it but not this one).
+/// mimalloc v3's mimalloc.h, the one `libmimalloc-sys` builds by default; it
+/// names the options around it but not this one).
 const MI_OPTION_PURGE_DELAY: libmimalloc_sys::mi_option_t = 15;
+/// mimalloc's `mi_option_allow_thp`, likewise (v3).
+const MI_OPTION_ALLOW_THP: libmimalloc_sys::mi_option_t = 43;
 
-/// Never hand freed pages back to the kernel (mimalloc's purge delay −1),
-/// unless `MIMALLOC_PURGE_DELAY` says otherwise. mimalloc's default purges
-/// memory left unused for a second; the query path frees and re-allocates
-/// its body chunks and straddling copies all the time, so purged arena
-/// memory is faulted in again at once, and since mimalloc advises its arenas
-/// for transparent huge pages, a fault may zero 2 MiB. Over warp-s3 on the
-/// 2-vCPU VM (`warp bench --k-max 6`, real MiniLM, 14.5 MiB a query) that was
-/// ~1 600 page faults a second (~50 of them huge pages) and 9–17 s of system
-/// time per 1 700 queries against 8–10 s without purging, at the same plans
-/// (BENCHMARKS, *Where a fat plan's CPU went over warp-s3*; ARCHITECTURE §7).
-/// The bound on memory is then the high-water mark of what the
-/// process held at once, which `--max-fetch-mib`, the cache size and the
-/// index bound; it is not returned after a burst. O(1), before any thread.
-fn keep_freed_pages() {
-    // mimalloc read its options from the environment when the process
-    // loaded, so a delay set there stands; otherwise the option is set now
-    // (`mi_option_set_default` would be too late).
-    if ["MIMALLOC_PURGE_DELAY", "MIMALLOC_RESET_DELAY"]
-        .iter()
-        .any(|name| std::env::var_os(name).is_some())
-    {
-        return;
+/// Sets mimalloc's options for the query path, each unless its variable in
+/// the environment says otherwise (mimalloc read those when the process
+/// loaded, so a value set there stands; `mi_option_set_default` would be
+/// too late for the rest). O(1), before any thread.
+///
+/// - Never hand freed pages back to the kernel (`MIMALLOC_PURGE_DELAY`,
+///   set to −1). mimalloc's default purges memory left unused for a second;
+///   the query path frees and re-allocates its body chunks and straddling
+///   copies all the time, so purged arena memory is faulted in again at
+///   once. Over warp-s3 on the 2-vCPU VM (`warp bench --k-max 6`, real
+///   MiniLM, 14.5 MiB a query) that was ~1 600 page faults a second (~50 of
+///   them huge pages) and 9–17 s of system time per 1 700 queries against
+///   8–10 s without purging, at the same plans (BENCHMARKS, *Where a fat
+///   plan's CPU went over warp-s3*; ARCHITECTURE §7). The bound on memory
+///   is then the high-water mark of what the process held at once, which
+///   `--max-fetch-mib`, the cache size and the index bound; it is not
+///   returned after a burst.
+/// - No transparent huge pages (`MIMALLOC_ALLOW_THP`, set to 0). mimalloc
+///   advises its arenas for them, so each first touch of a new arena page
+///   faults in and zeroes 2 MiB; as the heap grows to its high-water mark
+///   (a fatter plan's is higher) the kernel's `clear_page_erms` took 9 % of
+///   the process's CPU samples (`perf record`, real MiniLM over warp-s3,
+///   `Q` = 128, 8 000 queries), 0.6 % without, and the process's system
+///   time fell by a fifth beside six CPU-bound loops (BENCHMARKS, *Latest,
+///   2026-12-06 21:03*).
+fn configure_allocator() {
+    let from_env = |names: &[&str]| names.iter().any(|n| std::env::var_os(n).is_some());
+    if !from_env(&["MIMALLOC_PURGE_DELAY", "MIMALLOC_RESET_DELAY"]) {
+        // SAFETY: called first thing in `main`, before any other thread
+        // exists (mimalloc's option setters are not thread-safe); the
+        // option is in range.
+        unsafe { libmimalloc_sys::mi_option_set(MI_OPTION_PURGE_DELAY, -1) };
     }
-    // SAFETY: called first thing in `main`, before any other thread exists
-    // (mimalloc's option setters are not thread-safe); the option is in range.
-    unsafe { libmimalloc_sys::mi_option_set(MI_OPTION_PURGE_DELAY, -1) };
+    if !from_env(&["MIMALLOC_ALLOW_THP"]) {
+        // SAFETY: as above.
+        unsafe { libmimalloc_sys::mi_option_set(MI_OPTION_ALLOW_THP, 0) };
+        // mimalloc reads the option when it maps memory, and may have
+        // mapped (and advised) its first arena before `main`: the kernel's
+        // per-process switch covers every mapping, those included.
+        #[cfg(target_os = "linux")]
+        // SAFETY: PR_SET_THP_DISABLE takes an integer flag and no pointer.
+        unsafe {
+            libc::prctl(libc::PR_SET_THP_DISABLE, 1, 0, 0, 0);
+        }
+    }
 }
 
 fn main() {
-    keep_freed_pages();
+    configure_allocator();
     let code = match Cli::try_parse() {
         Ok(cli) => match execute(cli).map_err(anyhow::Error::from) {
             Ok(()) => 0,
@@ -102,10 +124,28 @@ fn main() {
 
 #[cfg(test)]
 mod tests {
-    use super::MI_OPTION_PURGE_DELAY;
+    use super::{MI_OPTION_ALLOW_THP, MI_OPTION_PURGE_DELAY};
+
+    /// The hand-written option index names THP: read before
+    /// `configure_allocator` runs (tests do not call `main`), it holds
+    /// mimalloc's default of 1 on Linux, or the environment's value.
+    #[cfg(target_os = "linux")]
+    #[test]
+    fn the_option_index_is_allow_thp() {
+        // SAFETY: reading an option is thread-safe and the index is in range.
+        let allow = unsafe { libmimalloc_sys::mi_option_get(MI_OPTION_ALLOW_THP) };
+        let want = std::env::var("MIMALLOC_ALLOW_THP")
+            .ok()
+            .and_then(|v| v.parse::<std::os::raw::c_long>().ok())
+            .unwrap_or(1);
+        assert_eq!(
+            allow, want,
+            "mi_option_t 43 is not allow_thp in this mimalloc"
+        );
+    }
 
     /// The hand-written option index names the purge delay: read before
-    /// `keep_freed_pages` runs (tests do not call `main`), it holds mimalloc
+    /// `configure_allocator` runs (tests do not call `main`), it holds mimalloc
     /// v3's default of 1 000 ms, or the environment's value.
     #[test]
     fn the_option_index_is_the_purge_delay() {
