@@ -48,9 +48,9 @@ const MI_OPTION_ALLOW_THP: libmimalloc_sys::mi_option_t = 43;
 ///   faults in and zeroes 2 MiB; as the heap grows to its high-water mark
 ///   (a fatter plan's is higher) the kernel's `clear_page_erms` took 9 % of
 ///   the process's CPU samples (`perf record`, real MiniLM over warp-s3,
-///   `Q` = 128, 8 000 queries), 0.6 % without, and the process's system
+///   `Q` = 128, 8 000 queries), 0.4 % without, and the process's system
 ///   time fell by a fifth beside six CPU-bound loops (BENCHMARKS, *Latest,
-///   2026-12-06 21:03*).
+///   2026-12-06 20:32*).
 fn configure_allocator() {
     let from_env = |names: &[&str]| names.iter().any(|n| std::env::var_os(n).is_some());
     if !from_env(&["MIMALLOC_PURGE_DELAY", "MIMALLOC_RESET_DELAY"]) {
