@@ -126,38 +126,38 @@ fn main() {
 mod tests {
     use super::{MI_OPTION_ALLOW_THP, MI_OPTION_PURGE_DELAY};
 
-    /// The hand-written option index names THP: read before
-    /// `configure_allocator` runs (tests do not call `main`), it holds
-    /// mimalloc's default of 1 on Linux, or the environment's value.
-    #[cfg(target_os = "linux")]
-    #[test]
-    fn the_option_index_is_allow_thp() {
+    /// Asserts that mimalloc's option `index` holds `default`, or the value
+    /// of its variable `env`: read before `configure_allocator` runs (tests
+    /// do not call `main`), a hand-written index naming another option
+    /// reads another value.
+    fn assert_option(index: libmimalloc_sys::mi_option_t, env: &str, default: i64, name: &str) {
         // SAFETY: reading an option is thread-safe and the index is in range.
-        let allow = unsafe { libmimalloc_sys::mi_option_get(MI_OPTION_ALLOW_THP) };
-        let want = std::env::var("MIMALLOC_ALLOW_THP")
+        let value = i64::from(unsafe { libmimalloc_sys::mi_option_get(index) });
+        let want = std::env::var(env)
             .ok()
-            .and_then(|v| v.parse::<std::os::raw::c_long>().ok())
-            .unwrap_or(1);
+            .and_then(|v| v.parse::<i64>().ok())
+            .unwrap_or(default);
         assert_eq!(
-            allow, want,
-            "mi_option_t 43 is not allow_thp in this mimalloc"
+            value, want,
+            "mi_option_t {index} is not {name} in this mimalloc"
         );
     }
 
-    /// The hand-written option index names the purge delay: read before
-    /// `configure_allocator` runs (tests do not call `main`), it holds mimalloc
-    /// v3's default of 1 000 ms, or the environment's value.
+    /// THP: mimalloc's default is 1 on Linux.
+    #[cfg(target_os = "linux")]
+    #[test]
+    fn the_option_index_is_allow_thp() {
+        assert_option(MI_OPTION_ALLOW_THP, "MIMALLOC_ALLOW_THP", 1, "allow_thp");
+    }
+
+    /// The purge delay: mimalloc v3's default is 1 000 ms.
     #[test]
     fn the_option_index_is_the_purge_delay() {
-        // SAFETY: reading an option is thread-safe and the index is in range.
-        let delay = unsafe { libmimalloc_sys::mi_option_get(MI_OPTION_PURGE_DELAY) };
-        let want = std::env::var("MIMALLOC_PURGE_DELAY")
-            .ok()
-            .and_then(|v| v.parse::<std::os::raw::c_long>().ok())
-            .unwrap_or(1000);
-        assert_eq!(
-            delay, want,
-            "mi_option_t 15 is not purge_delay in this mimalloc"
+        assert_option(
+            MI_OPTION_PURGE_DELAY,
+            "MIMALLOC_PURGE_DELAY",
+            1000,
+            "purge_delay",
         );
     }
 }
