@@ -124,18 +124,20 @@ fn main() {
 
 #[cfg(test)]
 mod tests {
+    use std::os::raw::c_long;
+
     use super::{MI_OPTION_ALLOW_THP, MI_OPTION_PURGE_DELAY};
 
     /// Asserts that mimalloc's option `index` holds `default`, or the value
     /// of its variable `env`: read before `configure_allocator` runs (tests
     /// do not call `main`), a hand-written index naming another option
     /// reads another value.
-    fn assert_option(index: libmimalloc_sys::mi_option_t, env: &str, default: i64, name: &str) {
+    fn assert_option(index: libmimalloc_sys::mi_option_t, env: &str, default: c_long, name: &str) {
         // SAFETY: reading an option is thread-safe and the index is in range.
-        let value = i64::from(unsafe { libmimalloc_sys::mi_option_get(index) });
+        let value = unsafe { libmimalloc_sys::mi_option_get(index) };
         let want = std::env::var(env)
             .ok()
-            .and_then(|v| v.parse::<i64>().ok())
+            .and_then(|v| v.parse::<c_long>().ok())
             .unwrap_or(default);
         assert_eq!(
             value, want,
