@@ -2,7 +2,9 @@
 # `warp serve` against warp-s3 on a fixed loopback port; warp-s3 is killed and started again on
 # the same port (the data uploaded again but the manifest, so the index is not reopened) while
 # the server keeps serving. Prints the GETs counted and the server processes the CPU meter
-# reads (/metrics), and the `warp::cpu` lines naming the processes found.
+# reads (/metrics), and the `warp::cpu` lines naming the processes found. WITH_MANIFEST=1 uploads
+# the manifest again too: `warp serve` then reopens the index (same build id, a fresh store),
+# the case whose GETs /metrics left uncounted before c8e4949.
 # usage (repo root): bench/results/thp-backfit-2026-12-06/restart.sh /tmp/syn-pz
 set -u
 idx=$1
@@ -39,7 +41,7 @@ load() {
 load 20
 kill "$(cat "$work/s3.pid")"; wait "$(cat "$work/s3.pid")" 2> /dev/null; echo "warp-s3 killed"
 load 3
-start_s3 no-manifest
+if [ "${WITH_MANIFEST:-0}" = 1 ]; then start_s3; else start_s3 no-manifest; fi
 sleep 2
 load 20
 grep -h "server processes" "$work/serve.log" | sed 's/^.*DEBUG //'
