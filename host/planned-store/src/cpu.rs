@@ -397,14 +397,24 @@ impl CpuMeter {
         }
     }
 
-    /// Counts the CPU of `servers` processes serving the store on this
-    /// machine in every slice from now on (the [`Clocks`] carry it): the
-    /// fair share `κ` is at least then that of `1 + servers` processes of
-    /// `N` threads each.
+    /// A meter that has read `servers` processes serving the store on this
+    /// machine (tests: in use, the clocks' readings set it, [`add_get`](Self::add_get)).
+    #[cfg(test)]
     pub(crate) fn with_servers(mut self, servers: usize) -> Self {
-        self.processes = 1.0 + servers as f64;
-        self.server_read = servers;
+        self.note_server(Some(servers));
         self
+    }
+
+    /// Counts `servers` processes serving the store on this machine, as the
+    /// last clocks read them (`None`: none read, a remote store or a server
+    /// lost): the fair share `κ` is then that of `1 + servers` processes of
+    /// `N` threads each. A lost server keeps the count it had, since its
+    /// processes are likely to come back. `O(1)`.
+    fn note_server(&mut self, servers: Option<usize>) {
+        self.server_read = servers.unwrap_or(0);
+        if let Some(n) = servers {
+            self.processes = 1.0 + n as f64;
+        }
     }
 
     /// Counts one completed GET of `mib`, and the run and wait time of the
@@ -428,6 +438,7 @@ impl CpuMeter {
     ) -> bool {
         let Some((c0, calls0, t0)) = self.open.start else {
             if let Some(c) = clocks {
+                self.note_server(c.server.map(|s| s.processes));
                 self.open = Open {
                     start: Some((c, calls_done, now)),
                     ..Open::default()
@@ -451,10 +462,7 @@ impl CpuMeter {
             (None, None) => Some(0.0),
             _ => None,
         };
-        self.server_read = c1.server.map_or(0, |s| s.processes);
-        if let Some(s) = c1.server {
-            self.processes = 1.0 + s.processes as f64;
-        }
+        self.note_server(c1.server.map(|s| s.processes));
         let Some(server_ms) = server_ms else {
             // The server was lost or found again within the slice: its CPU
             // over the slice is unknown, and a slice without it would price

@@ -386,16 +386,12 @@ impl LoadEstimator {
     /// An estimator whose CPU meter also counts the CPU of `server`, the
     /// processes serving the store on this machine ([`crate::peer`]): each
     /// slice's CPU is the process's and theirs, and the cores `κ` are
-    /// shared by them all.
+    /// shared by them all. How many processes it counts follows each
+    /// reading of `server` (the first GET takes one).
     pub fn with_local_server(server: LocalServer) -> Self {
-        let est = Self::default();
-        {
-            let mut st = est.lock();
-            st.cpu = std::mem::take(&mut st.cpu).with_servers(server.pids().len());
-        }
         Self {
             server: Some(Mutex::new(server)),
-            ..est
+            ..Self::default()
         }
     }
 

@@ -38,12 +38,20 @@
 //! the meter subtracts two readings only within one epoch, never a new
 //! process's clock from an old one's.
 //!
+//! The look runs on a thread of its own (`warp-peer-look`), never on the
+//! caller's: the caller is the GET that closes a CPU slice, on a Tokio
+//! worker, and a scan of up to [`MAX_PROC_ENTRIES`] fd links can take
+//! longer than the GETs it would hold up (each link is a `readlink`). The
+//! readings taken while it runs are `None`, as while nothing is found; the
+//! first reading after it ends adopts what it found.
+//!
 //! # Bounds
 //! Discovery reads at most [`MAX_PROC_ENTRIES`] fd links and keeps at most
 //! [`MAX_SERVERS`] processes, when the store is built and after a loss as
-//! above; each reading is one `clock_gettime` and one `/proc/PID/stat` read
-//! per process.
+//! above, one look at a time per server; each reading is one
+//! `clock_gettime` and one `/proc/PID/stat` read per process.
 
+use std::sync::{Arc, OnceLock};
 use std::time::{Duration, Instant};
 
 /// Most processes one [`LocalServer`] reads (pre-forked servers hold one
@@ -74,11 +82,17 @@ pub struct LocalServer {
     /// Which server found on `port` this is: 0 the first, one more each
     /// time a lost server is found again.
     epoch: u64,
-    /// When the server was last looked for, and the wait before the next
-    /// look while it is lost.
+    /// When the last look for the server ended, and the wait before the
+    /// next one while it is lost.
     looked: Instant,
     retry: Duration,
+    /// A look in progress on its own thread: what it found once it ends.
+    look: Option<Look>,
 }
+
+/// The outcome of one look for a lost server, set by the thread that looks
+/// (module docs): the server found on the port, or `None`.
+type Look = Arc<OnceLock<Option<LocalServer>>>;
 
 /// One reading of a [`LocalServer`]'s clocks.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -130,6 +144,7 @@ impl LocalServer {
                 epoch: 0,
                 looked: Instant::now(),
                 retry: REDISCOVER_FIRST,
+                look: None,
             };
             for &pid in pids.iter().take(MAX_SERVERS) {
                 let Ok(raw) = libc::pid_t::try_from(pid) else {
@@ -164,10 +179,10 @@ impl LocalServer {
     /// one of its processes cannot be read (it exited: a sum missing a
     /// process would read as negative CPU) or has another start time (its
     /// pid was given to another process); it is then looked for again on
-    /// its port, with the waits of the module docs, and a server found
-    /// there is read under the next epoch. One `clock_gettime` and one
-    /// `/proc/PID/stat` read per process; a look is `O(processes × their
-    /// fds)`, at most [`MAX_PROC_ENTRIES`] links.
+    /// its port, on a thread of its own and with the waits of the module
+    /// docs, and a server found there is read under the next epoch from the
+    /// first reading after the look ends. One `clock_gettime` and one
+    /// `/proc/PID/stat` read per process; never a `/proc` scan.
     pub fn read(&mut self) -> Option<ServerCpu> {
         if let Some(ms) = self.cpu_ms() {
             return Some(self.reading(ms));
@@ -177,27 +192,28 @@ impl LocalServer {
         self.clocks.clear();
         self.starts.clear();
         let port = self.port?;
-        if self.looked.elapsed() < self.retry {
-            return None;
-        }
-        self.looked = Instant::now();
-        match Self::listening_on(port) {
-            Some(found) => {
-                self.pids = found.pids;
-                #[cfg(unix)]
-                {
-                    self.clocks = found.clocks;
-                }
-                self.starts = found.starts;
-                self.epoch += 1;
-                self.retry = REDISCOVER_FIRST;
-                self.cpu_ms().map(|ms| self.reading(ms))
-            }
-            None => {
+        if let Some(look) = &self.look {
+            let found = look.get()?.clone();
+            self.look = None;
+            self.looked = Instant::now();
+            let Some(found) = found else {
                 self.retry = (self.retry * 2).min(REDISCOVER_MAX);
-                None
+                return None;
+            };
+            self.pids = found.pids;
+            #[cfg(unix)]
+            {
+                self.clocks = found.clocks;
             }
+            self.starts = found.starts;
+            self.epoch += 1;
+            self.retry = REDISCOVER_FIRST;
+            return self.cpu_ms().map(|ms| self.reading(ms));
         }
+        if self.looked.elapsed() >= self.retry {
+            self.look = Some(look_on(port));
+        }
+        None
     }
 
     fn reading(&self, ms: f64) -> ServerCpu {
@@ -237,6 +253,24 @@ impl LocalServer {
         self.retry = retry;
         self
     }
+}
+
+/// Starts a look for the server listening on `port` on a thread of its own
+/// (module docs). A thread that cannot be started is a look that found
+/// nothing, and the next one waits twice as long.
+fn look_on(port: u16) -> Look {
+    let look = Look::default();
+    let set = Arc::clone(&look);
+    let spawned = std::thread::Builder::new()
+        .name("warp-peer-look".into())
+        .spawn(move || {
+            let _ = set.set(LocalServer::listening_on(port));
+        });
+    if let Err(e) = spawned {
+        tracing::debug!(target: "warp::cpu", port, error = %e, "no thread to look for the server");
+        let _ = look.set(None);
+    }
+    look
 }
 
 /// The start time of process `pid`, clock ticks after boot: field 22 of
@@ -507,10 +541,21 @@ mod tests {
         assert_eq!(server.pids(), &[first.0.id()]);
         assert_eq!(server.read().map(|r| (r.epoch, r.processes)), Some((0, 1)));
         drop(first);
-        // Gone, and nothing listens on the port yet.
+        // Gone, and nothing listens on the port yet: the look is on a
+        // thread of its own, not the reader's.
         assert_eq!(server.read(), None);
+        assert!(server.look.is_some());
         let second = Listener::start(port);
-        let read = server.read().expect("found again");
+        // The look runs on its own thread: readings are `None` until the
+        // first one after it ends.
+        let deadline = Instant::now() + Duration::from_secs(10);
+        let read = loop {
+            if let Some(r) = server.read() {
+                break r;
+            }
+            assert!(Instant::now() < deadline, "not found again");
+            std::thread::sleep(Duration::from_millis(5));
+        };
         assert_eq!((read.epoch, read.processes), (1, 1));
         assert_eq!(server.pids(), &[second.0.id()]);
         // Read again within its epoch.
