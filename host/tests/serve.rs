@@ -1153,3 +1153,47 @@ async fn an_integer_beyond_u64_is_refused_naming_the_field_and_its_range() {
         "{v}"
     );
 }
+
+/// Finding: hyper buffered up to its default 400 KiB per connection to read
+/// a request's head, outside the bodies' budget (1 024 connections: 400
+/// MiB). The buffer is now `CONNECTION_BUFFER_BYTES`: a 200 KiB head is
+/// refused (`431`, or the connection closed on the bytes it did not read)
+/// where hyper's default took it in and answered the request; a head well
+/// within the bound is still answered.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_request_head_beyond_the_connection_buffer_is_refused() {
+    use warp_host::serve::http::CONNECTION_BUFFER_BYTES;
+    let url = "memory://serve-head-bound";
+    let (_f, _loc) = identity_index(url).await;
+    let server = start(url, None, |_| {}).await;
+    let addr = server.local_addr();
+    let head = |pad: usize| {
+        format!(
+            "GET /healthz HTTP/1.1\r\nHost: t\r\nX-Pad: {}\r\nConnection: close\r\n\r\n",
+            "a".repeat(pad)
+        )
+    };
+    let (big, small) = (head(200 << 10), head(CONNECTION_BUFFER_BYTES / 4));
+    let (refused, answered) = tokio::task::spawn_blocking(move || {
+        (
+            http_within(addr, &big, Duration::from_secs(20)),
+            http_within(addr, &small, Duration::from_secs(20)),
+        )
+    })
+    .await
+    .unwrap();
+    match refused {
+        Ok((status, text)) => assert!(status == 431 || status == 0, "{status}: {text}"),
+        // Closed with the head's rest unread: a reset, not an answer.
+        Err(e) => assert!(
+            matches!(
+                e.kind(),
+                std::io::ErrorKind::ConnectionReset | std::io::ErrorKind::BrokenPipe
+            ),
+            "{e}"
+        ),
+    }
+    let (status, text) = answered.expect("a head within the bound");
+    assert_eq!(status, 200, "{text}");
+    stop(server).await;
+}

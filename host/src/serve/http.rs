@@ -307,6 +307,16 @@ async fn run(
     Ok(out)
 }
 
+/// Most bytes hyper buffers per connection to read a request's head and
+/// body, and to queue a response (`http1::Builder::max_buf_size`): 64 KiB,
+/// against hyper's default of 400 KiB. Request heads larger than this are
+/// refused with `431` before more is read, so the connections' buffers take
+/// at most `max_connections × 64 KiB` (64 MiB at the defaults, against
+/// 400 MiB), besides the bodies' own budget ([`BodyBudget`]). The largest
+/// head a client of this API sends (a bearer token and a few headers) is
+/// well under 8 KiB.
+pub const CONNECTION_BUFFER_BYTES: usize = 64 << 10;
+
 /// Bounds of the accept loop.
 #[derive(Debug, Clone, Copy)]
 pub struct ConnectionBounds {
@@ -367,6 +377,7 @@ pub async fn serve(
         let conn = hyper::server::conn::http1::Builder::new()
             .timer(TokioTimer::new())
             .header_read_timeout(bounds.header_timeout)
+            .max_buf_size(CONNECTION_BUFFER_BYTES)
             .keep_alive(true)
             .serve_connection(TokioIo::new(stream), service);
         let conn = graceful.watch(conn);
