@@ -11,7 +11,7 @@ mkdir -p "$out"
 for i in $(seq 1 "$reps"); do
   for bin in "$@"; do
     tag=$(basename "$bin")
-    WARP=$bin "$here/cell.sh" "${IDX:-/tmp/syn-id}" 4096 6 -- --nprobe 10 --concurrency 128 \
+    WARP=$bin "$here/../s3-grid-2026-12-04/s3cell.sh" "${IDX:-/tmp/syn-id}" 4096 6 -- --nprobe 10 --concurrency 128 \
       --queries 4000 --warmup 200 --policies warp,object_store_rule --json > "$out/$tag-$i.json" 2> /dev/null
     python3 -c "
 import json

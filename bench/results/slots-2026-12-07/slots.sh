@@ -9,7 +9,7 @@ mkdir -p "$out"
 for i in $(seq 1 "$reps"); do
   for s in 64 256; do
     for p in object_store_rule warp; do
-      "$here/cell.sh" "${IDX:-/tmp/syn-id}" 4096 6 -- --nprobe 10 --concurrency 128 --queries 4000 \
+      "$here/../s3-grid-2026-12-04/s3cell.sh" "${IDX:-/tmp/syn-id}" 4096 6 -- --nprobe 10 --concurrency 128 --queries 4000 \
         --warmup 200 --policies $p --io-slots $s --json > "$out/$s-$p-$i.json" 2> "$out/$s-$p-$i.err"
       python3 -c "
 import json, sys
