@@ -2,6 +2,9 @@
 # `perf record` of one `warp bench` over warp-s3, quiet (real MiniLM identity index, 1 GiB/s,
 # Q = 128), then the kernel's page zeroing and the scan kernel's share of the samples.
 # usage (repo root): [MIMALLOC_ALLOW_THP=1] bench/results/thp-backfit-2026-12-06/perf.sh IDX POLICY [QUERIES]
+# (added 2026-12-07) WARP= the binary (default target/release/warp), NPROBE= (default 16),
+# CHILDREN=1 to report with children (time in callees counted), SHOW= the regex of the report
+# lines printed (default the page zeroing, the scan kernel and memmove).
 set -euo pipefail
 idx=$1 pol=$2 nq=${3:-8000}
 work=$(mktemp -d)
@@ -18,7 +21,10 @@ for f in "$idx"/*; do
     -T "$f" "$AWS_ENDPOINT_URL/cell/x/$(basename "$f")" > /dev/null
 done
 curl -sf -X PUT "$settings" -d '{"model":{"first_byte_ms":25,"per_mib_ms":5,"tail_probability":0.02,"link_mib_per_s":1024}}' > /dev/null
-perf record -q -F 999 -g -o "$work/perf.data" target/release/warp bench --url s3://cell/x --nprobe 16 \
-  --concurrency 128 --queries "$nq" --warmup 0 --policies "$pol" --json > /dev/null 2> "$work/err"
-perf report -i "$work/perf.data" --no-children --sort symbol --stdio -g none 2> /dev/null |
-  grep -E "clear_page|sq_dist_f32|memmove" | awk '{$1 = $1; print}' | cut -c1-80
+perf record -q -F 999 -g -o "$work/perf.data" "${WARP:-target/release/warp}" bench --url s3://cell/x \
+  --nprobe "${NPROBE:-16}" --concurrency 128 --queries "$nq" --warmup 0 --policies "$pol" --json \
+  > /dev/null 2> "$work/err"
+children=--no-children
+[ "${CHILDREN:-0}" = 1 ] && children=--children
+perf report -i "$work/perf.data" $children --sort symbol --stdio -g none 2> /dev/null |
+  grep -E "${SHOW:-clear_page|sq_dist_f32|memmove}" | awk '{$1 = $1; print}' | cut -c1-80
