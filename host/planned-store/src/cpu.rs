@@ -128,6 +128,8 @@ use tokio::time::Instant;
 #[cfg(doc)]
 use crate::peer::LocalServer;
 use crate::peer::ServerCpu;
+#[cfg(target_os = "linux")]
+use crate::procfs::ProcFile;
 use crate::robust::{quantile, sen_slope};
 
 /// Completed GETs per slice: a price from the 8th slice on, the 256th GET.
@@ -770,39 +772,10 @@ thread_local! {
     /// This thread's run and wait time, ns, when it last reported.
     static LAST_SCHED: Cell<Option<(u64, u64)>> = const { Cell::new(None) };
     /// This thread's `/proc/thread-self/schedstat`, opened on its first
-    /// read and kept ([`ProcFile`]); closed when the thread ends.
+    /// read and kept ([`ProcFile`], one descriptor per thread that completes
+    /// GETs); closed when the thread ends.
     #[cfg(target_os = "linux")]
     static SCHEDSTAT: ProcFile = ProcFile::open("/proc/thread-self/schedstat");
-}
-
-/// A `/proc` file opened once and read again from its start at each reading
-/// (`pread` at offset 0, which makes a seq_file generate its text anew): one
-/// system call a reading, where opening the file each time took five (open,
-/// fstat, two reads, close). A thread's schedstat is read every 4th GET:
-/// over warp-s3 (synthetic identity, `Q` = 128, 12 000 queries, quiet,
-/// `perf record`, two runs each) the opens took 1.25–1.44 % of the reading
-/// process's CPU samples and 0.23–0.30 % kept open, and the process's
-/// samples for the same queries fell 2.4 %. `None` inside where
-/// the file cannot be opened. Bounds: one descriptor for each thread that
-/// completes GETs (a Tokio worker, a blocking thread while it lives) and two
-/// for the process.
-#[cfg(target_os = "linux")]
-struct ProcFile(Option<std::fs::File>);
-
-#[cfg(target_os = "linux")]
-impl ProcFile {
-    fn open(path: &str) -> Self {
-        Self(std::fs::File::open(path).ok())
-    }
-
-    /// The file's first `N` bytes at most, as text; `None` if it cannot be
-    /// read or is not UTF-8. One `pread`.
-    fn read<const N: usize, T>(&self, parse: impl FnOnce(&str) -> Option<T>) -> Option<T> {
-        use std::os::unix::fs::FileExt;
-        let mut buf = [0u8; N];
-        let n = self.0.as_ref()?.read_at(&mut buf, 0).ok()?;
-        parse(std::str::from_utf8(&buf[..n]).ok()?)
-    }
 }
 
 /// `/proc/stat`, opened once for the process ([`ProcFile`]; `pread` needs

@@ -125,6 +125,8 @@ pub mod hedge;
 pub mod load;
 pub mod marginal;
 pub mod peer;
+#[cfg(target_os = "linux")]
+mod procfs;
 mod ranges;
 mod robust;
 pub mod simulated;

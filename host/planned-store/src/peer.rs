@@ -31,7 +31,8 @@
 //! Its clock then fails to read, or, if the kernel gave its pid to another
 //! process, reads that process: so each reading also checks that every
 //! process still has the start time (`/proc/PID/stat`, field 22) it had
-//! when found. A server lost either way is looked for again on the same
+//! when found (the file is kept open and read again, one `pread` a reading:
+//! `procfs::ProcFile`). A server lost either way is looked for again on the same
 //! port, at most once per [`REDISCOVER_FIRST`], doubling while nothing is
 //! found up to [`REDISCOVER_MAX`] (a store whose server is gone for good
 //! costs one `/proc` scan a minute). Each server found gets a new epoch:
@@ -49,10 +50,14 @@
 //! Discovery reads at most [`MAX_PROC_ENTRIES`] fd links and keeps at most
 //! [`MAX_SERVERS`] processes, when the store is built and after a loss as
 //! above, one look at a time per server; each reading is one
-//! `clock_gettime` and one `/proc/PID/stat` read per process.
+//! `clock_gettime` and one `pread` of `/proc/PID/stat` per process, kept
+//! open (one descriptor per process).
 
-use std::sync::{Arc, OnceLock};
+use std::sync::mpsc::{self, Receiver, TryRecvError};
 use std::time::{Duration, Instant};
+
+#[cfg(target_os = "linux")]
+use crate::procfs::ProcFile;
 
 /// Most processes one [`LocalServer`] reads (pre-forked servers hold one
 /// listening socket in several processes).
@@ -67,7 +72,7 @@ pub const REDISCOVER_MAX: Duration = Duration::from_secs(60);
 
 /// The processes serving a loopback endpoint, and their CPU clocks (module
 /// docs).
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug)]
 pub struct LocalServer {
     pids: Vec<u32>,
     #[cfg(unix)]
@@ -76,6 +81,8 @@ pub struct LocalServer {
     /// `/proc` does not say): a pid whose start time changed is another
     /// process.
     starts: Vec<Option<u64>>,
+    /// Each process's `/proc/PID/stat`, kept open to read its start time.
+    stats: Vec<Stat>,
     /// The port the processes were found listening on; `None` for a
     /// server named by its pids, which is never looked for again.
     port: Option<u16>,
@@ -86,13 +93,10 @@ pub struct LocalServer {
     /// next one while it is lost.
     looked: Instant,
     retry: Duration,
-    /// A look in progress on its own thread: what it found once it ends.
-    look: Option<Look>,
+    /// A look in progress on its own thread: what it found (the server on
+    /// the port, or `None`) arrives here when it ends.
+    look: Option<Receiver<Option<LocalServer>>>,
 }
-
-/// The outcome of one look for a lost server, set by the thread that looks
-/// (module docs): the server found on the port, or `None`.
-type Look = Arc<OnceLock<Option<LocalServer>>>;
 
 /// One reading of a [`LocalServer`]'s clocks.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -140,6 +144,7 @@ impl LocalServer {
                 pids: Vec::new(),
                 clocks: Vec::new(),
                 starts: Vec::new(),
+                stats: Vec::new(),
                 port: None,
                 epoch: 0,
                 looked: Instant::now(),
@@ -157,7 +162,9 @@ impl LocalServer {
                 if rc == 0 && read_clock_ms(clock).is_some() {
                     s.pids.push(pid);
                     s.clocks.push(clock);
-                    s.starts.push(start_ticks(pid));
+                    let stat = Stat::open(pid);
+                    s.starts.push(stat.start_ticks());
+                    s.stats.push(stat);
                 }
             }
             (!s.pids.is_empty()).then_some(s)
@@ -191,9 +198,15 @@ impl LocalServer {
         #[cfg(unix)]
         self.clocks.clear();
         self.starts.clear();
+        self.stats.clear();
         let port = self.port?;
         if let Some(look) = &self.look {
-            let found = look.get()?.clone();
+            let found = match look.try_recv() {
+                Ok(found) => found,
+                Err(TryRecvError::Empty) => return None,
+                // The look's thread ended without a word: found nothing.
+                Err(TryRecvError::Disconnected) => None,
+            };
             self.look = None;
             self.looked = Instant::now();
             let Some(found) = found else {
@@ -206,6 +219,7 @@ impl LocalServer {
                 self.clocks = found.clocks;
             }
             self.starts = found.starts;
+            self.stats = found.stats;
             self.epoch += 1;
             self.retry = REDISCOVER_FIRST;
             return self.cpu_ms().map(|ms| self.reading(ms));
@@ -231,10 +245,10 @@ impl LocalServer {
         {
             if self.pids.is_empty()
                 || self
-                    .pids
+                    .stats
                     .iter()
                     .zip(&self.starts)
-                    .any(|(&pid, &start)| start.is_some() && start_ticks(pid) != start)
+                    .any(|(stat, &start)| start.is_some() && stat.start_ticks() != start)
             {
                 return None;
             }
@@ -258,35 +272,59 @@ impl LocalServer {
 /// Starts a look for the server listening on `port` on a thread of its own
 /// (module docs). A thread that cannot be started is a look that found
 /// nothing, and the next one waits twice as long.
-fn look_on(port: u16) -> Look {
-    let look = Look::default();
-    let set = Arc::clone(&look);
+fn look_on(port: u16) -> Receiver<Option<LocalServer>> {
+    let (tx, rx) = mpsc::channel();
+    let send = tx.clone();
     let spawned = std::thread::Builder::new()
         .name("warp-peer-look".into())
         .spawn(move || {
-            let _ = set.set(LocalServer::listening_on(port));
+            let _ = send.send(LocalServer::listening_on(port));
         });
     if let Err(e) = spawned {
         tracing::debug!(target: "warp::cpu", port, error = %e, "no thread to look for the server");
-        let _ = look.set(None);
+        let _ = tx.send(None);
     }
-    look
+    rx
 }
 
-/// The start time of process `pid`, clock ticks after boot: field 22 of
-/// `/proc/PID/stat`, counted after the command's closing parenthesis (the
-/// command may hold spaces and parentheses). `None` off Linux, or where the
-/// process is gone or the line is malformed. `O(line)`.
-fn start_ticks(pid: u32) -> Option<u64> {
+/// A process's `/proc/PID/stat`, opened when the process is found and read
+/// again at each reading ([`ProcFile`]); nothing off Linux.
+#[derive(Debug)]
+struct Stat {
     #[cfg(target_os = "linux")]
-    {
-        let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
-        parse_start_ticks(&stat)
+    file: ProcFile,
+}
+
+impl Stat {
+    fn open(pid: u32) -> Self {
+        #[cfg(target_os = "linux")]
+        {
+            Self {
+                file: ProcFile::open(&format!("/proc/{pid}/stat")),
+            }
+        }
+        #[cfg(not(target_os = "linux"))]
+        {
+            let _ = pid;
+            Self {}
+        }
     }
-    #[cfg(not(target_os = "linux"))]
-    {
-        let _ = pid;
-        None
+
+    /// The process's start time, clock ticks after boot: field 22 of
+    /// `/proc/PID/stat`, counted after the command's closing parenthesis
+    /// (the command may hold spaces and parentheses). `None` off Linux, or
+    /// where the process is gone (a file kept open then reads nothing, even
+    /// when its pid names another process) or the line is malformed. One
+    /// `pread`; the field lies within the line's first 1 KiB.
+    fn start_ticks(&self) -> Option<u64> {
+        #[cfg(target_os = "linux")]
+        {
+            self.file.read::<1024, _>(parse_start_ticks)
+        }
+        #[cfg(not(target_os = "linux"))]
+        {
+            None
+        }
     }
 }
 
@@ -417,7 +455,7 @@ mod tests {
         let l = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
         let port = l.local_addr().unwrap().port();
         assert!(listeners(port).contains(&std::process::id()));
-        assert_eq!(LocalServer::listening_on(port), None);
+        assert!(LocalServer::listening_on(port).is_none());
         drop(l);
         assert!(!listeners(port).contains(&std::process::id()));
     }
@@ -439,7 +477,7 @@ mod tests {
         child.wait().unwrap();
         // Reaped: its clock is gone, and a sum without it is refused.
         assert_eq!(server.cpu_ms(), None);
-        assert_eq!(LocalServer::from_pids(&[child.id()]), None);
+        assert!(LocalServer::from_pids(&[child.id()]).is_none());
         // Named by its pids, it has no port to be looked for on.
         let mut server = server.with_retry(Duration::ZERO);
         assert_eq!(server.read(), None);
@@ -453,7 +491,7 @@ mod tests {
         assert_eq!(parse_start_ticks("4242 (x) S 1 2"), None);
         assert_eq!(parse_start_ticks("no parenthesis"), None);
         #[cfg(target_os = "linux")]
-        assert!(start_ticks(std::process::id()).is_some());
+        assert!(Stat::open(std::process::id()).start_ticks().is_some());
     }
 
     #[cfg(target_os = "linux")]
