@@ -74,15 +74,8 @@ pub const REDISCOVER_MAX: Duration = Duration::from_secs(60);
 /// docs).
 #[derive(Debug)]
 pub struct LocalServer {
-    pids: Vec<u32>,
-    #[cfg(unix)]
-    clocks: Vec<libc::clockid_t>,
-    /// Each process's start time, clock ticks after boot (`None` where
-    /// `/proc` does not say): a pid whose start time changed is another
-    /// process.
-    starts: Vec<Option<u64>>,
-    /// Each process's `/proc/PID/stat`, kept open to read its start time.
-    stats: Vec<Stat>,
+    /// The processes read, at most [`MAX_SERVERS`]; empty while lost.
+    processes: Vec<Process>,
     /// The port the processes were found listening on; `None` for a
     /// server named by its pids, which is never looked for again.
     port: Option<u16>,
@@ -96,6 +89,29 @@ pub struct LocalServer {
     /// A look in progress on its own thread: what it found (the server on
     /// the port, or `None`) arrives here when it ends.
     look: Option<Receiver<Option<LocalServer>>>,
+}
+
+/// One process of a [`LocalServer`]: its pid, CPU clock and start time.
+#[derive(Debug)]
+struct Process {
+    pid: u32,
+    #[cfg(unix)]
+    clock: libc::clockid_t,
+    /// Its start time, clock ticks after boot, when found (`None` where
+    /// `/proc` does not say): a pid whose start time changed is another
+    /// process.
+    start: Option<u64>,
+    /// Its `/proc/PID/stat`, kept open to read the start time again.
+    stat: Stat,
+}
+
+impl Process {
+    /// Whether the pid still names the process found: its start time reads
+    /// as when found (or `/proc` never said). One `pread`.
+    #[cfg(unix)]
+    fn same(&self) -> bool {
+        self.start.is_none() || self.stat.start_ticks() == self.start
+    }
 }
 
 /// One reading of a [`LocalServer`]'s clocks.
@@ -129,7 +145,7 @@ impl LocalServer {
         tracing::debug!(
             target: "warp::cpu",
             port,
-            pids = ?server.as_ref().map(|s| s.pids.clone()),
+            pids = ?server.as_ref().map(Self::pids),
             "loopback store's server processes"
         );
         server
@@ -141,10 +157,7 @@ impl LocalServer {
         #[cfg(unix)]
         {
             let mut s = Self {
-                pids: Vec::new(),
-                clocks: Vec::new(),
-                starts: Vec::new(),
-                stats: Vec::new(),
+                processes: Vec::new(),
                 port: None,
                 epoch: 0,
                 looked: Instant::now(),
@@ -160,14 +173,16 @@ impl LocalServer {
                 // duration of the call.
                 let rc = unsafe { libc::clock_getcpuclockid(raw, &mut clock) };
                 if rc == 0 && read_clock_ms(clock).is_some() {
-                    s.pids.push(pid);
-                    s.clocks.push(clock);
                     let stat = Stat::open(pid);
-                    s.starts.push(stat.start_ticks());
-                    s.stats.push(stat);
+                    s.processes.push(Process {
+                        pid,
+                        clock,
+                        start: stat.start_ticks(),
+                        stat,
+                    });
                 }
             }
-            (!s.pids.is_empty()).then_some(s)
+            (!s.processes.is_empty()).then_some(s)
         }
         #[cfg(not(unix))]
         {
@@ -176,9 +191,9 @@ impl LocalServer {
         }
     }
 
-    /// The process ids read.
-    pub fn pids(&self) -> &[u32] {
-        &self.pids
+    /// The process ids read (none while the server is lost). `O(processes)`.
+    pub fn pids(&self) -> Vec<u32> {
+        self.processes.iter().map(|p| p.pid).collect()
     }
 
     /// The server's CPU now: its processes' CPU time summed, with the epoch
@@ -194,11 +209,7 @@ impl LocalServer {
         if let Some(ms) = self.cpu_ms() {
             return Some(self.reading(ms));
         }
-        self.pids.clear();
-        #[cfg(unix)]
-        self.clocks.clear();
-        self.starts.clear();
-        self.stats.clear();
+        self.processes.clear();
         let port = self.port?;
         if let Some(look) = &self.look {
             let found = match look.try_recv() {
@@ -213,13 +224,7 @@ impl LocalServer {
                 self.retry = (self.retry * 2).min(REDISCOVER_MAX);
                 return None;
             };
-            self.pids = found.pids;
-            #[cfg(unix)]
-            {
-                self.clocks = found.clocks;
-            }
-            self.starts = found.starts;
-            self.stats = found.stats;
+            self.processes = found.processes;
             self.epoch += 1;
             self.retry = REDISCOVER_FIRST;
             return self.cpu_ms().map(|ms| self.reading(ms));
@@ -234,7 +239,7 @@ impl LocalServer {
         ServerCpu {
             epoch: self.epoch,
             ms,
-            processes: self.pids.len(),
+            processes: self.processes.len(),
         }
     }
 
@@ -243,16 +248,10 @@ impl LocalServer {
     fn cpu_ms(&self) -> Option<f64> {
         #[cfg(unix)]
         {
-            if self.pids.is_empty()
-                || self
-                    .stats
-                    .iter()
-                    .zip(&self.starts)
-                    .any(|(stat, &start)| start.is_some() && stat.start_ticks() != start)
-            {
+            if self.processes.is_empty() || !self.processes.iter().all(Process::same) {
                 return None;
             }
-            self.clocks.iter().map(|&c| read_clock_ms(c)).sum()
+            self.processes.iter().map(|p| read_clock_ms(p.clock)).sum()
         }
         #[cfg(not(unix))]
         {
@@ -468,7 +467,7 @@ mod tests {
             .spawn()
             .unwrap();
         let server = LocalServer::from_pids(&[child.id()]).expect("the child's clock");
-        assert_eq!(server.pids(), &[child.id()]);
+        assert_eq!(server.pids(), [child.id()]);
         let t0 = server.cpu_ms().unwrap();
         std::thread::sleep(std::time::Duration::from_millis(50));
         let t1 = server.cpu_ms().unwrap();
@@ -505,7 +504,7 @@ mod tests {
         let read = server.read().expect("its own start time");
         assert_eq!((read.epoch, read.processes), (0, 1));
         // As if the pid had been given to a process started later.
-        server.starts[0] = server.starts[0].map(|t| t + 1);
+        server.processes[0].start = server.processes[0].start.map(|t| t + 1);
         assert_eq!(server.read(), None);
         assert!(server.pids().is_empty());
         child.kill().unwrap();
@@ -576,7 +575,7 @@ mod tests {
         let mut server = LocalServer::listening_on(port)
             .expect("the child")
             .with_retry(Duration::ZERO);
-        assert_eq!(server.pids(), &[first.0.id()]);
+        assert_eq!(server.pids(), [first.0.id()]);
         assert_eq!(server.read().map(|r| (r.epoch, r.processes)), Some((0, 1)));
         drop(first);
         // Gone, and nothing listens on the port yet: the look is on a
@@ -595,7 +594,7 @@ mod tests {
             std::thread::sleep(Duration::from_millis(5));
         };
         assert_eq!((read.epoch, read.processes), (1, 1));
-        assert_eq!(server.pids(), &[second.0.id()]);
+        assert_eq!(server.pids(), [second.0.id()]);
         // Read again within its epoch.
         assert_eq!(server.read().map(|r| r.epoch), Some(1));
     }
