@@ -16,6 +16,9 @@
 #   profile with the cell's link), the four index directories uploaded into it unchanged
 #   (curl --aws-sigv4, latency off) before any load starts; warp-s3 stops on any exit.
 #   Server and client share the machine's cores.
+# CANDIDATE names the policy set against the three fixed rules (default: warp); a fixed rule
+# spelt another way (CANDIDATE=coalesce:1MiB, object_store_rule's own plans) makes the grid an
+# A/A control: what a policy exactly as good as the best rule reads against the best of three.
 # WARP picks the executable (default: target/release/warp), WARP_S3 the server's (default:
 # target/release/warp-s3); REPEAT the repeats per cell (default 3; the summary's range test
 # is sharper with 5); SCALE multiplies every cell's query count (default 1: 500 real, 1 000
@@ -42,6 +45,8 @@ warp=${WARP:-$repo/target/release/warp}
 repeat=${REPEAT:-3}
 case $repeat in '' | 0 | *[!0-9]*) echo "load-grid: REPEAT wants a count >= 1, got '$repeat'" >&2; exit 2 ;; esac
 scale=${SCALE:-1}
+candidate=${CANDIDATE:-warp}
+case $candidate in separate | lance_rule | object_store_rule | '') echo "load-grid: CANDIDATE must differ from the fixed rules, got '$candidate'" >&2; exit 2 ;; esac
 case $scale in '' | 0 | *[!0-9]*) echo "load-grid: SCALE wants a whole factor >= 1, got '$scale'" >&2; exit 2 ;; esac
 [ -x "$warp" ] || { echo "load-grid: no executable at $warp (cargo build --release -p warp-host)" >&2; exit 2; }
 for dir in "$real_pz" "$real_id" "$syn_pz" "$syn_id"; do
@@ -86,7 +91,7 @@ for _ in $(seq 1 "$hogs"); do
   pids+=($!)
 done
 uptime > "$out/machine.txt"
-echo "REPEAT=$repeat SCALE=$scale" >> "$out/machine.txt"
+echo "REPEAT=$repeat SCALE=$scale CANDIDATE=$candidate" >> "$out/machine.txt"
 [ "$s3" = 0 ] || echo "over warp-s3 ($("$warp_s3" --version 2>/dev/null || echo warp-s3))" >> "$out/machine.txt"
 "$warp" --version >> "$out/machine.txt" 2>/dev/null || true
 for spec in "real $real_pz 16 500" "real $real_id 16 500" "synthetic $syn_pz 10 1000" "synthetic $syn_id 10 1000"; do
@@ -102,7 +107,7 @@ for spec in "real $real_pz 16 500" "real $real_id 16 500" "synthetic $syn_pz 10 
     fi
     "$warp" bench "${where[@]}" --nprobe "$3" \
       --concurrency 8,32,128 --queries "$(($4 * scale))" --repeat "$repeat" \
-      --policies separate,lance_rule,object_store_rule,warp --json > "$out/$name.json"
+      --policies "separate,lance_rule,object_store_rule,$candidate" --json > "$out/$name.json"
   done
 done
 cleanup
