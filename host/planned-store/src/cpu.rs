@@ -682,6 +682,16 @@ impl CpuMeter {
         r.starved() && r.wall > 0.0 && r.cpu / r.wall >= CPU_BOUND_USE * p.cores
     }
 
+    /// Whether the process is [starved](Self::starved) while the store's
+    /// server runs on this machine (the last clocks read its processes, a
+    /// [`LocalServer`]). The server then paces its bodies on the cores the
+    /// process waits for, its own waits for a core stretch them in
+    /// proportion to their bytes as a full link would, and no body rate
+    /// read there is the link's. `O(1)`.
+    pub(crate) fn starved_beside_its_server(&self) -> bool {
+        self.server_read > 0 && self.starved()
+    }
+
     /// The last [`STARVED_SLICES`] slices' sums; `None` before a slice or
     /// where a wait or idle share is unknown. `O(1)`.
     fn recent(&self) -> Option<Recent> {

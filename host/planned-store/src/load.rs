@@ -632,6 +632,12 @@ fn refresh(st: &mut State, prior: (f64, f64)) {
         st.busy_streak = 0;
         return;
     }
+    if st.cpu.starved_beside_its_server() {
+        // Bodies a server on the same starved cores paced late (module docs).
+        tracing::debug!(target: "warp::load", pressure, delivered_mib_s = r, "busy window while starved beside the store's server: not the link's");
+        st.busy_streak = 0;
+        return;
+    }
     st.busy_streak = st.busy_streak.saturating_add(1);
     if st.busy_streak >= BUSY_STREAK {
         if st.busy_rates.len() == BUSY_RATES {
@@ -1266,11 +1272,12 @@ mod tests {
             idle_share: Some(idle),
             others_running: Some(if wait > 0.5 { 7.0 } else { 0.0 }),
         };
-        let refreshed = |wait: f64, idle: f64, cores: f64| {
+        // `servers`: processes of the store's server read on this machine.
+        let refreshed_with = |wait: f64, idle: f64, cores: f64, servers: usize| {
             let mut st = State {
                 window: window(Instant::now()),
                 prior: Some(PRIOR),
-                cpu: CpuMeter::with_cores(2.0),
+                cpu: CpuMeter::with_cores(2.0).with_servers(servers),
                 ..State::default()
             };
             for _ in 0..8 {
@@ -1282,6 +1289,7 @@ mod tests {
             assert!(st.pressure > SATURATED, "the window reads busy");
             st
         };
+        let refreshed = |wait: f64, idle: f64, cores: f64| refreshed_with(wait, idle, cores, 0);
         // Using 0.42 of its 0.44 cores: the rate is what they took in.
         let bound = refreshed(0.78, 0.0, 0.42);
         assert!(bound.cpu.starved() && bound.cpu.cpu_bound());
@@ -1297,7 +1305,20 @@ mod tests {
         assert!(waiting.cpu.starved() && !waiting.cpu.cpu_bound());
         let got = waiting.capacity_mib_s.expect("a full link");
         assert!((got - c).abs() < 1e-6, "{got}");
-        // Not starved, whatever it used: the link's.
+        // Starved as much with the store's server on the same cores: it
+        // paced the bodies on them, so their stretch is not the link's
+        // either, however little of the cores the process used.
+        let beside = refreshed_with(0.78, 0.0, 0.16, 1);
+        assert!(beside.cpu.starved_beside_its_server() && !beside.cpu.cpu_bound());
+        assert_eq!(
+            beside.capacity_mib_s, None,
+            "the server's waits, not the link"
+        );
+        // Not starved, whatever it used: the link's, the server's there or not.
+        let roomy = refreshed_with(0.02, 0.5, 0.9, 1);
+        assert!(!roomy.cpu.starved_beside_its_server());
+        let got = roomy.capacity_mib_s.expect("a full link");
+        assert!((got - c).abs() < 1e-6, "{got}");
         let roomy = refreshed(0.02, 0.5, 0.9);
         assert!(!roomy.cpu.starved() && !roomy.cpu.cpu_bound());
         let got = roomy.capacity_mib_s.expect("a full link");
