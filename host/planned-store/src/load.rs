@@ -109,7 +109,17 @@
 //! misreads). Starvation
 //! alone is not the test (tried: link unpriced where it bound): synthetic
 //! identity at 1 GiB/s `Q` = 32, starved too, filled the link (971 MiB/s)
-//! with 0.36 of `κ` used. The delivered rate `r` at
+//! with 0.36 of `κ` used. Nor, since 2026-12-07, while the process is
+//! starved and the store's server runs on this machine
+//! (`CpuMeter::starved_beside_its_server`, a [`LocalServer`]
+//! read): the server paces its bodies on the cores the process waits for,
+//! and its own waits stretch them by their bytes. Over warp-s3 beside six
+//! busy loops (synthetic identity, 4 GiB/s, `Q` = 128), `C` read 73–114 MiB/s
+//! at the end of 10 of 42 runs, which used 0.34–0.51 cores of the 0.66–1.32
+//! `κ` and planned 3.65–4.05 GETs and 245–490 KiB a query, at 0.85–0.97 of
+//! `object_store_rule`'s queries a second (its 3.62 GETs, 477 KiB). A remote
+//! store's server is not on these cores, and a starved process there keeps
+//! the test above. The delivered rate `r` at
 //! which the same GETs delivered bytes (MiB over the time between the first
 //! and the last completion). While `π >` [`SATURATED`] in [`BUSY_STREAK`]
 //! refreshes in a row the link was busy and delivered its capacity, so `r`
