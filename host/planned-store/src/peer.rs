@@ -215,7 +215,8 @@ impl LocalServer {
             let found = match look.try_recv() {
                 Ok(found) => found,
                 Err(TryRecvError::Empty) => return None,
-                // The look's thread ended without a word: found nothing.
+                // The look's thread ended, or never started, without a
+                // word: found nothing.
                 Err(TryRecvError::Disconnected) => None,
             };
             self.look = None;
@@ -269,19 +270,18 @@ impl LocalServer {
 }
 
 /// Starts a look for the server listening on `port` on a thread of its own
-/// (module docs). A thread that cannot be started is a look that found
-/// nothing, and the next one waits twice as long.
+/// (module docs). A thread that cannot be started drops the sender unused,
+/// which [`LocalServer::read`] takes as a look that found nothing, and the
+/// next one waits twice as long.
 fn look_on(port: u16) -> Receiver<Option<LocalServer>> {
     let (tx, rx) = mpsc::channel();
-    let send = tx.clone();
     let spawned = std::thread::Builder::new()
         .name("warp-peer-look".into())
         .spawn(move || {
-            let _ = send.send(LocalServer::listening_on(port));
+            let _ = tx.send(LocalServer::listening_on(port));
         });
     if let Err(e) = spawned {
         tracing::debug!(target: "warp::cpu", port, error = %e, "no thread to look for the server");
-        let _ = tx.send(None);
     }
     rx
 }
