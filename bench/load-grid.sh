@@ -19,15 +19,19 @@
 # CANDIDATE names the policy set against the three fixed rules (default: warp); a fixed rule
 # spelt another way (CANDIDATE=coalesce:1MiB, object_store_rule's own plans) makes the grid an
 # A/A control: what a policy exactly as good as the best rule reads against the best of three.
+# CONTROL adds such a policy beside the candidate in the same processes and rounds (with the
+# candidate warp only; e.g. CONTROL=coalesce:1MiB): the table then shows both, judged alike,
+# and with REPEAT >= 2 per-round paired ratios (scripts/bench-table --grid).
 # WARP picks the executable (default: target/release/warp), WARP_S3 the server's (default:
 # target/release/warp-s3); REPEAT the repeats per cell (default 3; the summary's range test
 # is sharper with 5); SCALE multiplies every cell's query count (default 1: 500 real, 1 000
 # synthetic queries a repeat; beside busy loops a repeat that short spreads 5-15 %). Takes
-# ~21 min quiet on 2 cores with 3 repeats, about REPEAT/3 x SCALE times that otherwise.
+# ~21 min quiet on 2 cores with 3 repeats, about REPEAT/3 x SCALE times that otherwise (x 5/4
+# with a CONTROL).
 set -euo pipefail
 repo="$(cd "$(dirname "$0")/.." && pwd)"
 if [ $# -lt 5 ]; then
-  sed -n '2,23p' "$0" >&2
+  sed -n '2,30p' "$0" >&2
   exit 2
 fi
 out=$1 real_pz=$2 real_id=$3 syn_pz=$4 syn_id=$5
@@ -47,6 +51,11 @@ case $repeat in '' | 0 | *[!0-9]*) echo "load-grid: REPEAT wants a count >= 1, g
 scale=${SCALE:-1}
 candidate=${CANDIDATE:-warp}
 case $candidate in separate | lance_rule | object_store_rule | '') echo "load-grid: CANDIDATE must differ from the fixed rules, got '$candidate'" >&2; exit 2 ;; esac
+control=${CONTROL:-}
+if [ -n "$control" ]; then
+  case $control in separate | lance_rule | object_store_rule | warp) echo "load-grid: CONTROL must differ from the fixed rules and warp, got '$control'" >&2; exit 2 ;; esac
+  [ "$candidate" = warp ] || { echo "load-grid: CONTROL goes with CANDIDATE=warp, got CANDIDATE='$candidate'" >&2; exit 2; }
+fi
 case $scale in '' | 0 | *[!0-9]*) echo "load-grid: SCALE wants a whole factor >= 1, got '$scale'" >&2; exit 2 ;; esac
 [ -x "$warp" ] || { echo "load-grid: no executable at $warp (cargo build --release -p warp-host)" >&2; exit 2; }
 for dir in "$real_pz" "$real_id" "$syn_pz" "$syn_id"; do
@@ -91,7 +100,7 @@ for _ in $(seq 1 "$hogs"); do
   pids+=($!)
 done
 uptime > "$out/machine.txt"
-echo "REPEAT=$repeat SCALE=$scale CANDIDATE=$candidate" >> "$out/machine.txt"
+echo "REPEAT=$repeat SCALE=$scale CANDIDATE=$candidate CONTROL=$control" >> "$out/machine.txt"
 [ "$s3" = 0 ] || echo "over warp-s3 ($("$warp_s3" --version 2>/dev/null || echo warp-s3))" >> "$out/machine.txt"
 "$warp" --version >> "$out/machine.txt" 2>/dev/null || true
 for spec in "real $real_pz 16 500" "real $real_id 16 500" "synthetic $syn_pz 10 1000" "synthetic $syn_id 10 1000"; do
@@ -107,7 +116,7 @@ for spec in "real $real_pz 16 500" "real $real_id 16 500" "synthetic $syn_pz 10 
     fi
     "$warp" bench "${where[@]}" --nprobe "$3" \
       --concurrency 8,32,128 --queries "$(($4 * scale))" --repeat "$repeat" \
-      --policies "separate,lance_rule,object_store_rule,$candidate" --json > "$out/$name.json"
+      --policies "separate,lance_rule,object_store_rule,${control:+$control,}$candidate" --json > "$out/$name.json"
   done
 done
 cleanup

@@ -93,6 +93,15 @@ async fn repeated_runs_report_the_median_repeat_and_the_spread() {
     for r in &rows {
         assert_eq!(r.repeats, 3, "{r:?}");
         assert!(r.qps_min <= r.qps && r.qps <= r.qps_max, "{r:?}");
+        // Every repeat's QPS, the median row's among them.
+        assert_eq!(r.qps_repeats.len(), 3, "{r:?}");
+        assert!(r.qps_repeats.contains(&r.qps), "{r:?}");
+        assert!(
+            r.qps_repeats
+                .iter()
+                .all(|&q| r.qps_min <= q && q <= r.qps_max),
+            "{r:?}"
+        );
         assert_eq!(r.queries, 60);
         // A load-aware warp row says what its estimator saw (every GET of
         // the last repeat, warm-up included); a fixed rule's row has none.

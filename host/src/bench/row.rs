@@ -77,6 +77,13 @@ pub struct BenchRow {
     pub qps_min: f64,
     /// Highest QPS over the repeats.
     pub qps_max: f64,
+    /// QPS of each repeat in the order of the rounds (round 0 first). The
+    /// rounds interleave every run of one benchmark (`Suite::run`), so
+    /// repeat `i` of two rows ran in the same round, seconds apart: the
+    /// ratio of their `i`-th entries is a paired comparison, which a slow
+    /// change of the machine's load moves far less than it moves either
+    /// row's median (`scripts/bench-table --grid` reads it so).
+    pub qps_repeats: Vec<f64>,
     /// What the store's load estimator believed at the end of the run
     /// (`None` for a run that planned with a fixed surrogate).
     pub load: Option<LoadRow>,

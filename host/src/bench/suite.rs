@@ -310,10 +310,11 @@ fn round_order(runs: usize, round: usize) -> impl Iterator<Item = usize> {
 }
 
 /// The repeat of median QPS (the upper median for an even count), carrying
-/// the number of repeats, their QPS range, and the failures of all of them
-/// (the error rate over all, each repeat issuing as many queries).
-/// `O(r log r)`.
+/// the number of repeats, their QPS range and each one's QPS in the order
+/// given (the rounds'), and the failures of all of them (the error rate over
+/// all, each repeat issuing as many queries). `O(r log r)`.
 fn median_row(mut repeats: Vec<BenchRow>) -> BenchRow {
+    let in_order: Vec<f64> = repeats.iter().map(|r| r.qps).collect();
     repeats.sort_by(|a, b| a.qps.total_cmp(&b.qps));
     let n = repeats.len();
     let errors = repeats.iter().map(|r| r.errors).sum();
@@ -327,6 +328,7 @@ fn median_row(mut repeats: Vec<BenchRow>) -> BenchRow {
     row.repeats = n;
     row.qps_min = lo;
     row.qps_max = hi;
+    row.qps_repeats = in_order;
     row.errors = errors;
     row.error_rate = error_rate;
     row.first_error = first_error;
@@ -443,6 +445,8 @@ mod tests {
         // The median run's own figures, not a mix of runs.
         assert_eq!((r.qps, r.gets_per_query), (120.0, 3.0));
         assert_eq!((r.repeats, r.qps_min, r.qps_max), (3, 110.0, 130.0));
+        // Each repeat's QPS in the rounds' order, for paired comparisons.
+        assert_eq!(r.qps_repeats, [130.0, 110.0, 120.0]);
         let one = median_row(vec![row(5.0, 1.0)]);
         assert_eq!(
             (one.repeats, one.qps_min, one.qps, one.qps_max),
