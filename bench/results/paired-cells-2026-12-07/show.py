@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Summary of run.sh rows: per cell and binary, warp / object_store_rule (median, order-balanced
+"""Summary of run.sh rows: per cell and binary, warp / the rule (median, order-balanced
 geometric mean: odd rounds ran warp first) and the range of warp's GETs and KiB a query.
 
 usage: python3 bench/results/paired-cells-2026-12-07/show.py OUT
@@ -15,7 +15,8 @@ for f in sorted(glob.glob(d + '/*.json')):
         q = {r['policy']: r for r in json.load(open(f))}
     except Exception:
         continue
-    res[(idx, binn)].append((int(rnd), q['warp']['qps'] / q['object_store_rule']['qps'], q['warp']['gets_per_query'], q['warp']['bytes_per_query'] / 1024))
+    rule = next(p for p in q if p != 'warp')
+    res[(idx, binn)].append((int(rnd), q['warp']['qps'] / q[rule]['qps'], q['warp']['gets_per_query'], q['warp']['bytes_per_query'] / 1024))
 for (idx, b), v in sorted(res.items()):
     first = [r for i, r, *_ in v if i % 2 == 1]; second = [r for i, r, *_ in v if i % 2 == 0]
     gm = lambda xs: math.exp(st.mean(map(math.log, xs)))
