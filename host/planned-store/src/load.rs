@@ -638,14 +638,14 @@ fn refresh(st: &mut State, prior: (f64, f64)) {
     // Bodies stretched while the process waits for its share of the cores
     // (a rate that is what that share took in), or that a server on the
     // same starved cores paced late (module docs): not the link's.
-    let cores = if st.cpu.cpu_bound() {
+    let not_the_links = if st.cpu.cpu_bound() {
         Some("bound by its cores")
     } else if st.cpu.starved_beside_its_server() {
         Some("starved beside the store's server")
     } else {
         None
     };
-    if let Some(why) = cores {
+    if let Some(why) = not_the_links {
         tracing::debug!(target: "warp::load", pressure, delivered_mib_s = r, why, "busy window, not the link's");
         st.busy_streak = 0;
         return;

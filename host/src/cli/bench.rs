@@ -62,9 +62,10 @@ pub struct BenchArgs {
     pub warmup: usize,
     /// Run each (policy, Q, cache) this many times (1..=20), each with a
     /// fresh searcher and its own warm-up, and report the repeat of median
-    /// QPS (JSON rows also carry qps_min, qps_max and each round's qps_repeats). The
-    /// repeats run in rounds of all runs, every other round in reverse
-    /// order, so a load that changes over time falls on every run alike.
+    /// QPS (JSON rows also carry qps_min, qps_max and each round's
+    /// qps_repeats). The repeats run in rounds of all runs, every other round
+    /// in reverse order, so a load that changes over time falls on every run
+    /// alike.
     #[arg(long, default_value_t = 1)]
     pub repeat: usize,
     /// Payload cache sizes to sweep, comma-separated: MiB, a percentage of the
