@@ -498,6 +498,22 @@ impl CpuMeter {
             },
             others_running: c1.running.map(|r| f64::from(r.saturating_sub(1))),
         };
+        // Each slice's figures, for fitting the prices offline
+        // (bench/results/price-fit-2026-12-07/: `WARP_LOG=trace`).
+        tracing::trace!(
+            target: "warp::cpu",
+            gets = slice.gets,
+            calls = slice.calls,
+            mib = slice.mib,
+            completed_mib = self.open.mib,
+            client_ms = (c1.cpu_ms - c0.cpu_ms).max(0.0),
+            server_ms,
+            consumer_ms = slice.consumer_ms,
+            wall_ms = slice.wall_ms,
+            // -1: the run queues were not sampled.
+            wait_share = slice.wait_share.unwrap_or(-1.0),
+            "cpu slice closed"
+        );
         self.open = Open {
             start: Some((c1, calls_done, now)),
             ..Open::default()
