@@ -508,6 +508,9 @@ impl<S: ObjectStore + ?Sized> PlannedStore<S> {
                 bound_ms =
                     closed_loop.cost_ms(unloaded.b_ms, unloaded.bytes, unloaded.w_ms, requests.len()),
                 cycle_ms = marginal.cycle_ms,
+                mix_delay_ms = marginal.at.delay_ms,
+                mix_station_ms = ?marginal.at.station_ms,
+                per_station = ?marginal.per_station,
                 cost,
                 "candidate"
             );
