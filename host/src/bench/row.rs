@@ -111,7 +111,8 @@ pub struct LoadRow {
     pub cpu_cores_available: Option<f64>,
     /// `β`, client CPU per MiB received, ms.
     pub cpu_ms_per_mib: Option<f64>,
-    /// `α`, client CPU per GET, ms.
+    /// `α`, client CPU per GET, ms: `β` times the split measured between
+    /// runs (`GET_CPU_IN_MIB` in the planned store's `cpu` module).
     pub cpu_ms_per_get: Option<f64>,
     /// Processes serving the store from this machine whose CPU the CPU
     /// figures include (a loopback endpoint's server); 0 for a remote store.
