@@ -101,27 +101,53 @@ fn pair<'v>(v: &'v Value, field: &str, shape: &str) -> Result<(&'v Value, &'v Va
     }
 }
 
+/// JSON text to a document, as strictly as [`Instance::from_json`] reads it:
+/// serde_json's reader (its recursion limit of 128 included), refusing a
+/// key repeated in any object.
+///
+/// One pass over the text, `O(len)`; a path is built only for an error.
+///
+/// # Errors
+/// [`PlanError::Json`] naming where the read stopped: a repeated key by its
+/// path (`surrogate.affine.fixed_ms: duplicate key (line 1, column 47); each
+/// key may appear once`); any other error at the innermost value being read
+/// (`{"epsilon": 1e999}` reads `epsilon: invalid JSON: number out of range
+/// at line 1 column 17`; a list whose comma is missing is named itself,
+/// ``intervals: invalid JSON: expected `,` or `]` …``), `$` for the document
+/// itself. Paths are escaped to one line
+/// and cut to 64 characters.
+pub fn parse_document(text: &str) -> Result<Value, PlanError> {
+    strict::parse(text).map_err(|(stop, e)| {
+        let field = echo(&stop.at.escape_debug().to_string());
+        if stop.duplicate {
+            err(
+                field,
+                format!(
+                    "duplicate key (line {}, column {}); each key may appear once",
+                    e.line(),
+                    e.column()
+                ),
+            )
+        } else if field.is_empty() {
+            err("$", format!("invalid JSON: {e}"))
+        } else {
+            err(field, format!("invalid JSON: {e}"))
+        }
+    })
+}
+
 impl Instance {
     /// Parses a ARCHITECTURE §5 instance. Required: `intervals`, `k_max`,
     /// `parallelism` (number or `null`), `surrogate`; optional: `epsilon`
     /// (0.01), `method` (`"warp"`). Unknown fields are refused.
     ///
     /// # Errors
-    /// [`PlanError::Json`] naming the field. Value checks (sorting, ranges)
-    /// happen when planning.
+    /// [`PlanError::Json`] naming the field. Text that is not JSON is named
+    /// at the innermost value being read where it stopped, `$` for the
+    /// document itself ([`parse_document`]). Value checks (sorting, ranges) happen
+    /// when planning.
     pub fn from_json(text: &str) -> Result<Self, PlanError> {
-        let doc = strict::parse(text).map_err(|(duplicate, e)| match duplicate {
-            Some(path) => err(
-                echo(&path.escape_debug().to_string()),
-                format!(
-                    "duplicate key (line {}, column {}); each key may appear once",
-                    e.line(),
-                    e.column()
-                ),
-            ),
-            None => err("$", format!("invalid JSON: {e}")),
-        })?;
-        Self::from_value(&doc)
+        Self::from_value(&parse_document(text)?)
     }
 
     /// As [`Instance::from_json`], from a parsed document.

@@ -1,7 +1,7 @@
 //! The ARCHITECTURE §5 JSON contract: field names, defaults, and errors naming the field.
 
 use planner_core::json::{Instance, PlanJson, plan_json};
-use planner_core::{Method, Surrogate};
+use planner_core::{Method, PlanError, Surrogate};
 use serde_json::{Value, json};
 
 fn err(doc: Value) -> String {
@@ -245,5 +245,84 @@ fn duplicate_keys_are_refused_at_every_level_naming_the_key() {
         !e.contains('\n') && e.len() < 300,
         "{}",
         &e[..e.len().min(300)]
+    );
+}
+
+/// Text that is not JSON is named at the innermost value being read where
+/// the read stopped, `$` only for the document itself: `"epsilon": 1e999`
+/// used to read `$: invalid JSON: number out of range …`, leaving the user
+/// to count columns.
+#[test]
+fn invalid_json_names_the_innermost_value() {
+    let doc = |v: &str| {
+        format!(
+            r#"{{"intervals": [[0, 10]], "k_max": 1, "parallelism": 8.0, "surrogate": "s3", "epsilon": {v}}}"#
+        )
+    };
+    let cases = [
+        (
+            doc("1e999"),
+            "epsilon: invalid JSON: number out of range at line 1 column 92",
+        ),
+        (
+            doc("-1e999"),
+            "epsilon: invalid JSON: number out of range at line 1 column 93",
+        ),
+        (
+            doc("NaN"),
+            "epsilon: invalid JSON: expected value at line 1 column 88",
+        ),
+        (
+            doc("01"),
+            "epsilon: invalid JSON: invalid number at line 1 column 89",
+        ),
+        (
+            doc("\"\\q\""),
+            "epsilon: invalid JSON: invalid escape at line 1 column 90",
+        ),
+        (
+            r#"{"intervals": [[0, 10] [20, 30]]}"#.to_owned(),
+            "intervals: invalid JSON: expected `,` or `]` at line 1 column 24",
+        ),
+        (
+            r#"{"surrogate": {"affine": {"fixed_ms": 25 "per_mib_ms": 5}}}"#.to_owned(),
+            "surrogate.affine: invalid JSON: expected `,` or `}` at line 1 column 42",
+        ),
+        (
+            r#"{"intervals": [[0, 1e400]]}"#.to_owned(),
+            "intervals[0][1]: invalid JSON: number out of range at line 1 column 24",
+        ),
+        (
+            "[1, 2] 3".to_owned(),
+            "$: invalid JSON: trailing characters at line 1 column 8",
+        ),
+        (
+            "[1 2]".to_owned(),
+            "$: invalid JSON: expected `,` or `]` at line 1 column 4",
+        ),
+        (
+            "{".to_owned(),
+            "$: invalid JSON: EOF while parsing an object at line 1 column 1",
+        ),
+    ];
+    for (text, line) in cases {
+        let e = Instance::from_json(&text).unwrap_err();
+        assert_eq!(e.to_string(), line, "{text}");
+        let PlanError::Json { field, .. } = &e else {
+            panic!("{e:?}")
+        };
+        assert_eq!(Some(field.as_str()), line.split(": ").next(), "{text}");
+    }
+    // Nesting past serde_json's limit names the container that went too
+    // deep, its path cut to 64 characters like every echo.
+    let e = Instance::from_json(&"[".repeat(200))
+        .unwrap_err()
+        .to_string();
+    assert!(
+        e.starts_with(&format!(
+            "{}…: invalid JSON: recursion limit exceeded at line 1 column 128",
+            "[0]".repeat(21) + "["
+        )),
+        "{e}"
     );
 }

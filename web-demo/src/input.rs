@@ -2,7 +2,7 @@
 //! the controls' settings.
 
 use planner_core::PlanError;
-use planner_core::json::Instance;
+use planner_core::json::{Instance, parse_document};
 use serde_json::{Map, Value};
 
 /// The instance fields the controls set (everything but `intervals`).
@@ -30,19 +30,21 @@ pub(crate) fn json_error(field: impl Into<String>, message: impl Into<String>) -
 ///
 /// # Errors
 /// [`PlanError::Json`] naming the field as `warp plan` does for the instance
-/// alone (`$` for the document itself).
+/// alone (`$` for the document itself). The text is read as strictly as
+/// `warp plan` reads it ([`parse_document`]): a key repeated in any object is
+/// refused, never silently the last one kept.
 pub fn parse_instance(text: &str) -> Result<(Instance, String), PlanError> {
-    let (doc, line): (Value, &str) = match serde_json::from_str(text) {
+    let (doc, line): (Value, &str) = match parse_document(text) {
         Ok(doc) => (doc, ""),
         Err(e) => {
             // JSON lines: several documents, one per line; take the first.
             let mut lines = text.lines().filter(|l| !l.trim().is_empty());
             match (lines.next(), lines.next()) {
-                (Some(first), Some(_)) => match serde_json::from_str::<Value>(first) {
+                (Some(first), Some(_)) => match parse_document(first) {
                     Ok(doc) if doc.is_object() => (doc, "line 1: "),
-                    _ => return Err(json_error("$", format!("invalid JSON: {e}"))),
+                    _ => return Err(e),
                 },
-                _ => return Err(json_error("$", format!("invalid JSON: {e}"))),
+                _ => return Err(e),
             }
         }
     };
@@ -76,8 +78,10 @@ pub fn parse_instance(text: &str) -> Result<(Instance, String), PlanError> {
 /// # Errors
 /// [`PlanError::Json`] naming an unknown or invalid setting.
 pub(crate) fn parse_settings(text: &str) -> Result<Instance, PlanError> {
-    let mut doc: Value = serde_json::from_str(text)
-        .map_err(|e| json_error("settings", format!("invalid JSON: {e}")))?;
+    let mut doc = parse_document(text).map_err(|e| match e {
+        PlanError::Json { field, message } if field == "$" => json_error("settings", message),
+        e => e,
+    })?;
     let obj: &mut Map<String, Value> = doc
         .as_object_mut()
         .ok_or_else(|| json_error("settings", "expected an object"))?;

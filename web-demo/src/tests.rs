@@ -118,11 +118,29 @@ fn accepts_warp_query_explain_output() {
         e.starts_with("explain[0].instance.intervals: missing"),
         "{e}"
     );
-    // A broken single document keeps the parser's message.
+    // A broken single document keeps the parser's message, naming the value
+    // it stopped in, as `warp plan` does.
     let e = parse_instance("{\"intervals\": [}")
         .unwrap_err()
         .to_string();
-    assert!(e.starts_with("$: invalid JSON"), "{e}");
+    assert_eq!(
+        e,
+        "intervals[0]: invalid JSON: expected value at line 1 column 16"
+    );
+    // A repeated key is refused at any depth, never the last one kept.
+    let twice = instance(&[(0, 10)], r#", "k_max": 64"#);
+    let e = parse_instance(&twice).unwrap_err().to_string();
+    assert!(
+        e.starts_with("k_max: duplicate key (line 2, column "),
+        "{e}"
+    );
+    let e = parse_instance(r#"{"instance": {"epsilon": 1e999}}"#)
+        .unwrap_err()
+        .to_string();
+    assert_eq!(
+        e,
+        "instance.epsilon: invalid JSON: number out of range at line 1 column 30"
+    );
     assert_eq!(parse_instance(&inst).unwrap().1, "$");
 }
 

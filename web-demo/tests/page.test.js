@@ -294,7 +294,7 @@ test('a bad paste shows the planner\'s one-line error and keeps the plan', { tim
     assert.deepEqual(shown.groups, good.doc.expected.groups, `${v.file}: previous plan kept`);
   }
   await paste('{"intervals": [[0, 10], [5, 1]');
-  assert.match((await displayed()).error, /^\$: invalid JSON/);
+  assert.match((await displayed()).error, /^intervals: invalid JSON: EOF while parsing a list/);
   // A bad control value: the planner names the field.
   await paste(good.text);
   await settle(() => page.fill('#k-max', '0'));

@@ -1,10 +1,16 @@
-//! JSON text to [`Value`], refusing duplicate object keys at every level.
+//! JSON text to [`Value`], refusing duplicate object keys at every level and
+//! naming where any error stopped the read.
 //!
 //! `serde_json::from_str::<Value>` keeps the last of duplicate keys silently,
 //! so `{"k_max": 1, "k_max": 64}` would plan with 64. This reader builds the
 //! same [`Value`] but stops at the first repeated key and reports its path
 //! (`surrogate.affine.fixed_ms`, `intervals[2]`-style for arrays, the bare key
-//! at the top level).
+//! at the top level). Any other error (a number out of range, an invalid
+//! escape, a missing comma, nesting past serde_json's recursion limit) is
+//! reported with the path of the innermost value being read when it arose:
+//! `"epsilon": 1e999` stops at `epsilon`, `[[0, 10] [20, 30]]` under
+//! `intervals` at `intervals` (the array whose comma is missing), text after
+//! the document at the document itself.
 
 use core::cell::RefCell;
 use core::fmt;
@@ -12,22 +18,34 @@ use core::fmt;
 use serde::de::{self, DeserializeSeed, MapAccess, SeqAccess, Visitor};
 use serde_json::{Map, Number, Value};
 
-/// Parses `text`; `Err((Some(path), e))` when the key at `path` is repeated,
-/// `Err((None, e))` for any other JSON error.
-pub(super) fn parse(text: &str) -> Result<Value, (Option<String>, serde_json::Error)> {
-    let duplicate = RefCell::new(None);
+/// Where a read stopped.
+#[derive(Debug, Default, PartialEq, Eq)]
+pub(super) struct Stop {
+    /// Path of the innermost value being read (`surrogate.affine.fixed_ms`,
+    /// `intervals[2]`); empty for the document itself and past its end.
+    pub(super) at: String,
+    /// Whether the stop is a repeated key (then `at` is that key's path).
+    pub(super) duplicate: bool,
+}
+
+/// Parses `text`, or says where and why it stopped.
+///
+/// One pass over the text (serde_json's own reader); a path is built only
+/// when an error is reported.
+pub(super) fn parse(text: &str) -> Result<Value, (Stop, serde_json::Error)> {
+    let stop = RefCell::new(None);
     let mut de = serde_json::Deserializer::from_str(text);
     let value = Node {
         at: &Seg::Root,
-        duplicate: &duplicate,
+        stop: &stop,
     }
     .deserialize(&mut de)
     .and_then(|v| de.end().map(|()| v));
-    value.map_err(|e| (duplicate.into_inner(), e))
+    value.map_err(|e| (stop.into_inner().unwrap_or_default(), e))
 }
 
-/// Where a value sits, built only when a duplicate is reported (no
-/// allocation per value).
+/// Where a value sits, built only when an error is reported (no allocation
+/// per value).
 enum Seg<'p> {
     Root,
     Key(&'p Seg<'p>, &'p str),
@@ -45,17 +63,24 @@ impl fmt::Display for Seg<'_> {
     }
 }
 
-/// One value being read, at `at`.
+/// One value being read, at `at`; the first error noted (the innermost
+/// value's, as it unwinds) goes into `stop`.
 struct Node<'p, 'd> {
     at: &'p Seg<'p>,
-    duplicate: &'d RefCell<Option<String>>,
+    stop: &'d RefCell<Option<Stop>>,
 }
 
 impl<'de> DeserializeSeed<'de> for Node<'_, '_> {
     type Value = Value;
 
     fn deserialize<D: de::Deserializer<'de>>(self, d: D) -> Result<Value, D::Error> {
-        d.deserialize_any(self)
+        let (at, stop) = (self.at, self.stop);
+        d.deserialize_any(self).inspect_err(|_| {
+            stop.borrow_mut().get_or_insert_with(|| Stop {
+                at: at.to_string(),
+                duplicate: false,
+            });
+        })
     }
 }
 
@@ -104,7 +129,7 @@ impl<'de> Visitor<'de> for Node<'_, '_> {
             let at = Seg::Index(self.at, out.len());
             let node = Node {
                 at: &at,
-                duplicate: self.duplicate,
+                stop: self.stop,
             };
             match seq.next_element_seed(node)? {
                 Some(v) => out.push(v),
@@ -119,12 +144,15 @@ impl<'de> Visitor<'de> for Node<'_, '_> {
         while let Some(key) = map.next_key::<String>()? {
             let at = Seg::Key(self.at, &key);
             if out.contains_key(&key) {
-                *self.duplicate.borrow_mut() = Some(at.to_string());
+                *self.stop.borrow_mut() = Some(Stop {
+                    at: at.to_string(),
+                    duplicate: true,
+                });
                 return Err(de::Error::custom("duplicate key"));
             }
             let v = map.next_value_seed(Node {
                 at: &at,
-                duplicate: self.duplicate,
+                stop: self.stop,
             })?;
             out.insert(key, v);
         }

@@ -94,9 +94,11 @@ class PlanVectors(unittest.TestCase):
     def test_text_native_refuses_is_refused_with_its_line(self):
         """Text Python's json module would accept (or crash on) but `warp plan`
         refuses: duplicate keys, NaN/Infinity, numbers out of range, nesting past
-        serde_json's recursion limit (128). The lines are `warp plan`'s own."""
+        serde_json's recursion limit (128). The lines are `warp plan`'s own, naming the
+        innermost value being read where the read stopped (`$` for the document itself)."""
         doc = '{"intervals":[[0,10]],"k_max":1,"parallelism":%s,"surrogate":"s3"}'
         at = "at line 1 column"
+        deep = "[0]" * 21 + "["  # the container past the limit, its path cut to 64 characters
         cases = [
             ('{"intervals":[[0,10]],"k_max":1,"k_max":2,"parallelism":1.0,"surrogate":"s3"}',
              "k_max: duplicate key (line 1, column 39); each key may appear once"),
@@ -108,17 +110,24 @@ class PlanVectors(unittest.TestCase):
              "intervals[1].a: duplicate key (line 1, column 31); each key may appear once"),
             ('{"k_max":1,"k_max":2,"parallelism":NaN}',  # the first error in the text wins
              "k_max: duplicate key (line 1, column 18); each key may appear once"),
-            (doc % "NaN", f"$: invalid JSON: expected value {at} 47"),
-            (doc % "Infinity", f"$: invalid JSON: expected value {at} 47"),
-            (doc % "-Infinity", f"$: invalid JSON: invalid number {at} 48"),
-            (doc % "1e400", f"$: invalid JSON: number out of range {at} 51"),
-            (doc % "-1e400", f"$: invalid JSON: number out of range {at} 52"),
-            (doc % ("1" * 400), f"$: invalid JSON: number out of range {at} 446"),
-            ("[" * 100000 + "]" * 100000, f"$: invalid JSON: recursion limit exceeded {at} 128"),
-            ("[" * 128 + "]" * 128, f"$: invalid JSON: recursion limit exceeded {at} 128"),
-            ('{"a":' * 200, f"$: invalid JSON: recursion limit exceeded {at} 636"),
+            (doc % "NaN", f"parallelism: invalid JSON: expected value {at} 47"),
+            (doc % "Infinity", f"parallelism: invalid JSON: expected value {at} 47"),
+            (doc % "-Infinity", f"parallelism: invalid JSON: invalid number {at} 48"),
+            (doc % "1e400", f"parallelism: invalid JSON: number out of range {at} 51"),
+            (doc % "-1e400", f"parallelism: invalid JSON: number out of range {at} 52"),
+            (doc % ("1" * 400), f"parallelism: invalid JSON: number out of range {at} 446"),
+            ("[" * 100000 + "]" * 100000, f"{deep}…: invalid JSON: recursion limit exceeded {at} 128"),
+            ("[" * 128 + "]" * 128, f"{deep}…: invalid JSON: recursion limit exceeded {at} 128"),
+            ('{"a":' * 200, f"{'a.' * 32}…: invalid JSON: recursion limit exceeded {at} 636"),
             ('"\\ud800"', f"$: invalid JSON: unexpected end of hex escape {at} 8"),
             ("[1 2]", f"$: invalid JSON: expected `,` or `]` {at} 4"),
+            ('{"intervals": [[0, 10] [20, 30]]}', f"intervals: invalid JSON: expected `,` or `]` {at} 24"),
+            ('{"intervals": [[0, 1e400]]}', f"intervals[0][1]: invalid JSON: number out of range {at} 24"),
+            ('{"surrogate": {"affine": {"fixed_ms": 25 "per_mib_ms": 5}}}',
+             f"surrogate.affine: invalid JSON: expected `,` or `}}` {at} 42"),
+            ('{"epsilon": "\\q"}', f"epsilon: invalid JSON: invalid escape {at} 15"),
+            ("[1, 2] 3", f"$: invalid JSON: trailing characters {at} 8"),
+            ('{"": 1e400}', f"$: invalid JSON: number out of range {at} 10"),
         ]
         for text, line in cases:
             with self.subTest(text=text[:60]):

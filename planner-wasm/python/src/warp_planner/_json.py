@@ -2,7 +2,9 @@
 serde_json with its strict reader) accepts it, refusing what it refuses with
 its very message: duplicate keys (`k_max: duplicate key (line 1, column 39); …`),
 `NaN`/`Infinity`, numbers out of range and nesting deeper than serde_json's
-recursion limit (`$: invalid JSON: recursion limit exceeded at line 1 column 128`).
+recursion limit, each named at the innermost value being read where the read
+stopped (`{"epsilon": 1e999}` reads `epsilon: invalid JSON: number out of range at
+line 1 column 17`; `$` for the document itself).
 
 Valid documents take Python's C decoder; anything it or the checks flag is
 read again by `_Reader`, a byte-for-byte model of serde_json 1.0's reader
@@ -34,9 +36,12 @@ class _Flagged(Exception):
 
 
 class _Refusal(Exception):
-    def __init__(self, message: str, at: int, duplicate: str | None = None) -> None:
+    """An error at byte `at`; `path` is the innermost value being read (set as it unwinds through
+    `_Reader.value`, `None` past the document's end), `duplicate` whether it is a repeated key."""
+
+    def __init__(self, message: str, at: int, path: str | None = None, duplicate: bool = False) -> None:
         super().__init__(message)
-        self.message, self.at, self.duplicate = message, at, duplicate
+        self.message, self.at, self.path, self.duplicate = message, at, path, duplicate
 
 
 def _pairs(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
@@ -93,12 +98,13 @@ def loads(doc: str | bytes | bytearray) -> Any:
     except _Refusal as r:
         line = data.count(b"\n", 0, r.at) + 1
         column = r.at - (data.rfind(b"\n", 0, r.at) + 1)
-        if r.duplicate is not None:
-            from ._check import debug_str, echo
-            field = echo(debug_str(r.duplicate)[1:-1])
+        from ._check import debug_str, echo
+        field = echo(debug_str(r.path or "")[1:-1])
+        if r.duplicate:
             raise PlanError(field, f"{field}: duplicate key (line {line}, column {column}); "
                                    "each key may appear once") from None
-        raise PlanError("$", f"$: invalid JSON: {r.message} at line {line} column {column}") from None
+        field = field or "$"
+        raise PlanError(field, f"{field}: invalid JSON: {r.message} at line {line} column {column}") from None
     if python_error is not None:  # not expected: the reader models serde_json
         raise PlanError("$", f"$: invalid JSON: {python_error}") from None
     return value
@@ -130,6 +136,15 @@ class _Reader:
             raise self.peek_error("trailing characters")
 
     def value(self, path: str) -> None:
+        """Reads one value at `path`; an error without a path yet is this value's."""
+        try:
+            self._value(path)
+        except _Refusal as r:
+            if r.path is None:
+                r.path = path
+            raise
+
+    def _value(self, path: str) -> None:
         c = self.ws()
         if c is None:
             raise self.peek_error("EOF while parsing a value")
@@ -193,7 +208,7 @@ class _Reader:
             key = self.string()
             at = f"{path}.{key}" if path else key
             if key in keys:
-                raise _Refusal("duplicate key", self.i, at)
+                raise _Refusal("duplicate key", self.i, at, duplicate=True)
             keys.add(key)
             c = self.ws()
             if c is None:
