@@ -114,8 +114,7 @@ fn pair<'v>(v: &'v Value, field: &str, shape: &str) -> Result<(&'v Value, &'v Va
 /// (`{"epsilon": 1e999}` reads `epsilon: invalid JSON: number out of range
 /// at line 1 column 17`; a list whose comma is missing is named itself,
 /// ``intervals: invalid JSON: expected `,` or `]` …``), `$` for the document
-/// itself. Paths are escaped to one line
-/// and cut to 64 characters.
+/// itself. Paths are escaped to one line and cut to 64 characters.
 pub fn parse_document(text: &str) -> Result<Value, PlanError> {
     strict::parse(text).map_err(|(stop, e)| {
         let field = echo(&stop.at.escape_debug().to_string());
@@ -144,8 +143,8 @@ impl Instance {
     /// # Errors
     /// [`PlanError::Json`] naming the field. Text that is not JSON is named
     /// at the innermost value being read where it stopped, `$` for the
-    /// document itself ([`parse_document`]). Value checks (sorting, ranges) happen
-    /// when planning.
+    /// document itself ([`parse_document`]). Value checks (sorting, ranges)
+    /// happen when planning.
     pub fn from_json(text: &str) -> Result<Self, PlanError> {
         Self::from_value(&parse_document(text)?)
     }
