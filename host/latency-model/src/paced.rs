@@ -56,10 +56,13 @@ pub async fn sleep_until<T: Timer>(timer: &T, deadline: Instant) {
 ///
 /// # Lead
 /// With a lead `d` ([`PacedBody::with_lead`]) a piece goes out once it is
-/// due within `d`: the body sleeps until `at − d` for a piece due at `at`,
-/// and a piece found due within `d` goes at once, with those before it. For
-/// a timer that is never early and up to one tick `g` late, `d = g / 2`
-/// centres each piece's error on its time, within `±g / 2`: tokio's timer
+/// due within `d`: the transfer is asked whether the piece's bytes are
+/// delivered by `now + d` (on a shared link that moves the link's clock `d`
+/// ahead, so a body joining within it joins up to `d` late), and the body
+/// sleeps until `at − d` for a piece not yet due, `at` the time the transfer
+/// names to look again. For a timer that is never early and up to one tick
+/// `g` late, `d = g / 2` centres each piece's error on its time, within
+/// `±g / 2`: tokio's timer
 /// (`g` = 1 ms) then needs no wake-up of another thread, where a finer timer
 /// ([`Timer`]'s docs) pays a thread hand-off per piece. The default lead is
 /// zero: never early, up to a tick late.
@@ -140,11 +143,13 @@ where
         loop {
             if let Some(piece) = &this.piece {
                 let upto = this.released + piece.len() as u64;
-                let now = Instant::now();
-                let due = match this.transfer.due(upto, now, cx.waker()) {
-                    Some(at) if at <= now + this.lead => None,
-                    due => due,
-                };
+                // Delivered by `now + lead` in the model? (`due` names the
+                // time to look again, which may be another body's event
+                // rather than this piece's time: it is asked about the
+                // instant that counts, not compared with the lead.)
+                let due = this
+                    .transfer
+                    .due(upto, Instant::now() + this.lead, cx.waker());
                 match due {
                     None => {
                         this.sleep = None;
@@ -273,6 +278,64 @@ mod tests {
         // Sixteen pieces went out on six ticks (25..=30 ms), not sixteen.
         wakes.dedup();
         assert_eq!(wakes.len(), 6, "{wakes:?}");
+    }
+
+    /// Another body's end within the lead is not this body's piece being
+    /// due: the link names the next event as the time to look again, and a
+    /// piece was released whenever that time fell within the lead (until
+    /// 2026-12-07: the whole body at once, far ahead of the link, so that
+    /// warp-s3 delivered faster than its link whenever bodies ended close
+    /// together).
+    #[tokio::test(start_paused = true)]
+    async fn another_bodys_end_within_the_lead_does_not_release_a_piece() {
+        let model = Arc::new(Model::new(SimulateConfig {
+            per_mib_ms: 0.0,
+            link_mib_per_s: 100.0,
+            ..quiet()
+        }));
+        let t0 = Instant::now();
+        let lead = Duration::from_micros(500);
+        // 64 KiB and 1 MiB share 100 MiB/s from the headers at 25 ms: the
+        // small body ends at 26.25 ms, the large one alone from then on at
+        // 25 + 1.25 + 9.375 = 35.625 ms.
+        let small = model.start(64 << 10);
+        let large = model.start(1 << 20);
+        sleep_until(&TokioTimer, large.headers_at()).await;
+        let pace = |transfer, len: usize| {
+            PacedBody::new(
+                body(vec![Ok(Bytes::from(vec![1u8; len]))]),
+                transfer,
+                TokioTimer,
+            )
+            .with_lead(lead)
+        };
+        let (mut small, mut large) = (pace(small, 64 << 10), pace(large, 1 << 20));
+        let ends = futures::future::join(
+            async {
+                while small.next().await.is_some() {}
+                t0.elapsed()
+            },
+            async {
+                let mut got = 0usize;
+                let mut early = 0.0f64;
+                while let Some(piece) = large.next().await {
+                    got += piece.unwrap().len();
+                    // Shared at 50 MiB/s up to 128 KiB (26.25 ms), alone after.
+                    let due = if got <= 128 << 10 {
+                        25.0 + got as f64 / (50 << 20) as f64 * 1e3
+                    } else {
+                        26.25 + (got - (128 << 10)) as f64 / (100 << 20) as f64 * 1e3
+                    };
+                    early = early.max(due - t0.elapsed().as_secs_f64() * 1e3);
+                }
+                (t0.elapsed(), early)
+            },
+        )
+        .await;
+        let (small_end, (large_end, early)) = ends;
+        assert_eq!(small_end, Duration::from_millis(26), "{small_end:?}");
+        assert!(early <= 0.5 + 1e-9, "a piece went {early} ms early");
+        assert_eq!(large_end, Duration::from_millis(36), "{large_end:?}");
     }
 
     #[tokio::test(start_paused = true)]

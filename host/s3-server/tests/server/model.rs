@@ -97,8 +97,9 @@ async fn concurrent_gets_share_the_link() {
         });
         let done: Vec<Duration> = futures::future::try_join_all(gets).await.unwrap();
         let wall = ms(t.elapsed());
-        // 20 ms + 32 MiB / 100 MiB/s = 340 ms; alone each would take 40 ms.
-        assert!((340.0..450.0).contains(&wall), "wall {wall} ms");
+        // 20 ms + 32 MiB / 100 MiB/s = 340 ms, less the half-millisecond lead
+        // a piece may go early (`timer::LEAD`); alone each would take 40 ms.
+        assert!((339.5..450.0).contains(&wall), "wall {wall} ms");
         let aggregate = 32.0 / (wall - 20.0) * 1000.0;
         assert!(aggregate <= 100.5, "{aggregate} MiB/s");
         // Processor sharing: every body ends near the end, none early.
