@@ -127,9 +127,8 @@ pub fn parse_document(text: &str) -> Result<Value, PlanError> {
                     e.column()
                 ),
             )
-        } else if field.is_empty() {
-            err("$", format!("invalid JSON: {e}"))
         } else {
+            let field = if field.is_empty() { "$".into() } else { field };
             err(field, format!("invalid JSON: {e}"))
         }
     })
