@@ -24,10 +24,12 @@
 # and with REPEAT >= 2 per-round paired ratios (scripts/bench-table --grid).
 # WARP picks the executable (default: target/release/warp), WARP_S3 the server's (default:
 # target/release/warp-s3); REPEAT the repeats per cell (default 3; the summary's range test
-# is sharper with 5); SCALE multiplies every cell's query count (default 1: 500 real, 1 000
-# synthetic queries a repeat; beside busy loops a repeat that short spreads 5-15 %). Takes
-# ~21 min quiet on 2 cores with 3 repeats, about REPEAT/3 x SCALE times that otherwise (x 5/4
-# with a CONTROL).
+# is sharper with 5); SCALE multiplies every cell's query count (default 1: real 250, 750 and
+# 1 500 queries a repeat at Q = 8, 32 and 128, synthetic twice that, so that a repeat lasts
+# about as long at every Q; until 2026-12-07 every Q ran 500 real or 1 000 synthetic queries,
+# which at Q = 128 beside busy loops is a repeat of 1-2 s that spreads 5-15 %). Took 40 min
+# on 2 cores with REPEAT=3 SCALE=2 and a CONTROL beside six loops over warp-s3 (2026-12-07);
+# the time grows with REPEAT x SCALE (x 4/5 without a CONTROL).
 set -euo pipefail
 repo="$(cd "$(dirname "$0")/.." && pwd)"
 if [ $# -lt 5 ]; then
@@ -114,9 +116,20 @@ for spec in "real $real_pz 16 500" "real $real_id 16 500" "synthetic $syn_pz 10 
     else
       where=(--url "$2" --simulate s3 --preload --sim-link-mib-s "$link")
     fi
-    "$warp" bench "${where[@]}" --nprobe "$3" \
-      --concurrency 8,32,128 --queries "$(($4 * scale))" --repeat "$repeat" \
-      --policies "separate,lance_rule,object_store_rule,${control:+$control,}$candidate" --json > "$out/$name.json"
+    # One process per Q, each with its own query count (half, 1.5x and 3x the data's count at
+    # Q = 8, 32, 128), so a repeat lasts a few seconds at every Q; the cell's rows are then one
+    # file, as one process with --concurrency 8,32,128 wrote them.
+    parts=()
+    for q in 8 32 128; do
+      case $q in 8) n=$(($4 * scale / 2)) ;; 32) n=$(($4 * scale * 3 / 2)) ;; 128) n=$(($4 * scale * 3)) ;; esac
+      "$warp" bench "${where[@]}" --nprobe "$3" \
+        --concurrency "$q" --queries "$n" --repeat "$repeat" \
+        --policies "separate,lance_rule,object_store_rule,${control:+$control,}$candidate" --json > "$out/.$name-q$q.part"
+      parts+=("$out/.$name-q$q.part")
+    done
+    python3 -c 'import json, sys; print(json.dumps([r for p in sys.argv[1:] for r in json.load(open(p))], indent=1))' \
+      "${parts[@]}" > "$out/$name.json"
+    rm -f "${parts[@]}"
   done
 done
 cleanup
