@@ -6,7 +6,8 @@ set -euo pipefail
 # `time`; warp-s3's utime + stime from /proc/PID/stat, counted from after the upload).
 # PERF_STAT=FILE also counts the server's context switches over the run (`perf stat`, into FILE).
 # Last on stderr (added 2026-12-07): how long warp-s3's threads ran and waited for a core over the
-# run (/proc/PID/task/*/schedstat).
+# run (/proc/PID/task/*/schedstat). Before them (added 2026-12-07 15:30): the server's own count of the
+# run's requests, GETs and bytes (`/__warp/stats` totals, reset after the upload).
 idx=$1 link=$2 hogs=$3; shift 4
 warp=${WARP:-target/release/warp}
 work=$(mktemp -d); pids=()
@@ -28,8 +29,10 @@ if [ -n "${PERF_STAT:-}" ]; then
   perf stat -e context-switches,cpu-migrations,task-clock -p $srv -o "$PERF_STAT" & pids+=($!)
   sleep 0.2
 fi
+curl -sf -X POST $AWS_ENDPOINT_URL/__warp/reset >/dev/null
 time "$warp" bench --url s3://cell/x "$@"
 [ -z "${PERF_STAT:-}" ] || { kill -INT ${pids[-1]}; wait ${pids[-1]} || true; }
+curl -sf $AWS_ENDPOINT_URL/__warp/stats | python3 -c "import json,sys; d=json.load(sys.stdin); t=d[\"total\"]; print(\"s3cell: stats\", {k: t.get(k) for k in [\"requests\",\"gets\",\"get_bytes\",\"bytes\",\"methods\",\"statuses\",\"max_concurrency\",\"mean_concurrency\"]})" >&2
 echo "s3cell: warp-s3 CPU $(awk -v t=$(( $(server_ticks) - s0 )) -v hz=$(getconf CLK_TCK) 'BEGIN { printf "%.2f", t / hz }') s" >&2
 read -r r1 w1 < <(sched)
 awk -v r=$((r1 - r0)) -v w=$((w1 - w0)) 'BEGIN { printf "s3cell: warp-s3 ran %.2f s, waited %.2f s for a core (%.0f %% of its runnable time)\n", r / 1e9, w / 1e9, 100 * w / (r + w) }' >&2
