@@ -1,5 +1,7 @@
 //! [`SimulateConfig`]: the parameters of the simulated S3 profile, their
-//! defaults and their bounds.
+//! defaults and their bounds (the ranges: [`crate::bound`]).
+
+use crate::bound::{self, Bound};
 
 /// Largest tail factor [`SimulateConfig::validate`] accepts.
 pub const MAX_TAIL_FACTOR: f64 = 1000.0;
@@ -17,12 +19,6 @@ pub const MIN_RATE_MIB_PER_S: f64 = 0.1;
 /// Fastest link or per-connection rate [`SimulateConfig::validate`] accepts,
 /// MiB/s.
 pub const MAX_RATE_MIB_PER_S: f64 = 1e9;
-
-/// Whether `v` is a rate [`SimulateConfig::validate`] accepts: `0` (no
-/// limit) or within `MIN_RATE_MIB_PER_S..=MAX_RATE_MIB_PER_S`.
-fn rate_ok(v: f64) -> bool {
-    v == 0.0 || (MIN_RATE_MIB_PER_S..=MAX_RATE_MIB_PER_S).contains(&v)
-}
 
 /// Parameters of the simulated S3 profile. [`SimulateConfig::s3`] gives the
 /// defaults; each field says where its default comes from.
@@ -108,60 +104,62 @@ impl SimulateConfig {
         }
     }
 
-    /// Checks every field is finite and in range.
-    ///
-    /// # Errors
-    /// A message naming the field.
-    pub fn validate(&self) -> Result<(), String> {
-        let checks = [
-            (
-                "first_byte_ms",
-                self.first_byte_ms,
-                (0.0..=MAX_LATENCY_MS).contains(&self.first_byte_ms),
-            ),
-            (
-                "per_mib_ms",
-                self.per_mib_ms,
-                (0.0..=MAX_LATENCY_MS).contains(&self.per_mib_ms),
-            ),
-            (
-                "link_mib_per_s",
-                self.link_mib_per_s,
-                rate_ok(self.link_mib_per_s),
-            ),
+    /// Every numeric field with its value and its accepted range
+    /// ([`crate::bound`]), in declaration order. `O(1)`.
+    pub fn fields(&self) -> [(&'static str, f64, Bound); 8] {
+        [
+            ("first_byte_ms", self.first_byte_ms, bound::LATENCY_MS),
+            ("per_mib_ms", self.per_mib_ms, bound::LATENCY_MS),
+            ("link_mib_per_s", self.link_mib_per_s, bound::RATE_MIB_PER_S),
             (
                 "tail_probability",
                 self.tail_probability,
-                (0.0..=1.0).contains(&self.tail_probability),
+                bound::PROBABILITY,
             ),
-            (
-                "tail_min_factor",
-                self.tail_min_factor,
-                (1.0..=MAX_TAIL_FACTOR).contains(&self.tail_min_factor),
-            ),
-            (
-                "tail_max_factor",
-                self.tail_max_factor,
-                self.tail_max_factor >= self.tail_min_factor
-                    && self.tail_max_factor <= MAX_TAIL_FACTOR,
-            ),
+            ("tail_max_factor", self.tail_max_factor, bound::TAIL_FACTOR),
+            ("tail_min_factor", self.tail_min_factor, bound::TAIL_FACTOR),
             (
                 "first_byte_sigma",
                 self.first_byte_sigma,
-                (0.0..=MAX_FIRST_BYTE_SIGMA).contains(&self.first_byte_sigma),
+                bound::FIRST_BYTE_SIGMA,
             ),
             (
                 "per_conn_mib_per_s",
                 self.per_conn_mib_per_s,
-                rate_ok(self.per_conn_mib_per_s),
+                bound::RATE_MIB_PER_S,
             ),
-        ];
-        for (name, value, ok) in checks {
-            if !value.is_finite() || !ok {
-                return Err(format!("simulate.{name} = {value} is out of range"));
+        ]
+    }
+
+    /// Checks every field against its range ([`SimulateConfig::fields`])
+    /// and that `tail_max_factor >= tail_min_factor`, naming a field as
+    /// `{prefix}{name}` (the caller's spelling: `simulate.`, `model.`).
+    ///
+    /// # Errors
+    /// A one-line message naming the field, its value and its range, e.g.
+    /// `model.first_byte_ms = 1e308 is outside 0..=60000`.
+    pub fn check(&self, prefix: &str) -> Result<(), String> {
+        for (name, value, range) in self.fields() {
+            if !range.contains(value) {
+                // `{:?}` keeps 1e308 short (`{}` would print 309 digits).
+                return Err(format!("{prefix}{name} = {value:?} is outside {range}"));
             }
         }
+        if self.tail_max_factor < self.tail_min_factor {
+            return Err(format!(
+                "{prefix}tail_max_factor = {:?} is below {prefix}tail_min_factor = {:?}",
+                self.tail_max_factor, self.tail_min_factor
+            ));
+        }
         Ok(())
+    }
+
+    /// [`SimulateConfig::check`] with the fields named `simulate.…`.
+    ///
+    /// # Errors
+    /// As [`SimulateConfig::check`].
+    pub fn validate(&self) -> Result<(), String> {
+        self.check("simulate.")
     }
 }
 

@@ -36,12 +36,14 @@
 //! pluggable [`Timer`]; the times are model times, so a late wake-up delays
 //! only the piece it was for, never the link or the pieces after it.
 
+pub mod bound;
 mod config;
 mod draw;
 mod link;
 mod paced;
 mod transfer;
 
+pub use bound::Bound;
 pub use config::{
     MAX_FIRST_BYTE_SIGMA, MAX_LATENCY_MS, MAX_RATE_MIB_PER_S, MAX_TAIL_FACTOR, MIN_RATE_MIB_PER_S,
     SimulateConfig,

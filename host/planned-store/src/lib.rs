@@ -147,3 +147,5 @@ pub use simulated::{
 };
 pub use stats::{CallStats, StatsSnapshot};
 pub use store::{Deadline, PlannedRead, PlannedStore, affine};
+/// The ranges of the simulated profile's fields ([`SimulateConfig::check`]).
+pub use warp_latency_model::bound as simulate_bounds;

@@ -1,122 +1,35 @@
 //! The accepted ranges of the numeric settings, one table for every way in:
 //! the `warp-s3` flags parse with [`Bound::parse`], and [`check_model`]
 //! checks a whole model for [`crate::start`] and `PUT /__warp/settings`, so
-//! the command line and the admin API cannot drift apart.
+//! the command line and the admin API cannot drift apart. The model's ranges
+//! are the latency model's own ([`warp_latency_model::bound`]), which the
+//! in-process simulator checks with too; the faults' are here.
 
-use std::fmt;
-
-use warp_latency_model::{
-    MAX_FIRST_BYTE_SIGMA, MAX_LATENCY_MS, MAX_RATE_MIB_PER_S, MAX_TAIL_FACTOR, MIN_RATE_MIB_PER_S,
-    SimulateConfig,
+use warp_latency_model::SimulateConfig;
+pub use warp_latency_model::bound::{
+    Bound, FIRST_BYTE_SIGMA, LATENCY_MS, PROBABILITY, RATE_MIB_PER_S, TAIL_FACTOR,
 };
 
 use crate::faults::MAX_FAULT_MS;
 
-/// A closed range `lo..=hi` of finite numbers, and `0` too when `zero_is_off`
-/// (a rate of 0 means "no limit").
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub struct Bound {
-    /// Smallest value.
-    pub lo: f64,
-    /// Largest value.
-    pub hi: f64,
-    /// Whether `0` is accepted below `lo`.
-    pub zero_is_off: bool,
-}
-
-impl Bound {
-    const fn new(lo: f64, hi: f64) -> Self {
-        Self {
-            lo,
-            hi,
-            zero_is_off: false,
-        }
-    }
-
-    /// Whether `v` is finite and in range.
-    pub fn contains(&self, v: f64) -> bool {
-        v.is_finite() && ((self.lo..=self.hi).contains(&v) || (self.zero_is_off && v == 0.0))
-    }
-
-    /// Parses a command-line value.
-    ///
-    /// # Errors
-    /// `expected a number in RANGE, got "S"`.
-    pub fn parse(&self, s: &str) -> Result<f64, String> {
-        match s.trim().parse::<f64>() {
-            Ok(v) if self.contains(v) => Ok(v),
-            _ => Err(format!("expected a number in {self}, got {s:?}")),
-        }
-    }
-}
-
-impl fmt::Display for Bound {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        if self.zero_is_off {
-            write!(f, "0 or {}..={}", self.lo, self.hi)
-        } else {
-            write!(f, "{}..={}", self.lo, self.hi)
-        }
-    }
-}
-
-/// A latency, ms: `first_byte_ms`, `per_mib_ms`.
-pub const LATENCY_MS: Bound = Bound::new(0.0, MAX_LATENCY_MS);
-/// A rate, MiB/s (`0`: no limit): `link_mib_per_s`, `per_conn_mib_per_s`;
-/// the latency model's own bounds ([`MIN_RATE_MIB_PER_S`]: one MiB a minute).
-pub const RATE_MIB_PER_S: Bound = Bound {
-    lo: MIN_RATE_MIB_PER_S,
-    hi: MAX_RATE_MIB_PER_S,
-    zero_is_off: true,
-};
-/// A probability: `tail_probability` and the fault rates.
-pub const PROBABILITY: Bound = Bound::new(0.0, 1.0);
-/// A tail factor: `tail_min_factor`, `tail_max_factor`.
-pub const TAIL_FACTOR: Bound = Bound::new(1.0, MAX_TAIL_FACTOR);
-/// The first-byte log-standard-deviation: `first_byte_sigma`.
-pub const FIRST_BYTE_SIGMA: Bound = Bound::new(0.0, MAX_FIRST_BYTE_SIGMA);
 /// An injected wait, ms: `delay_ms`, `stall_ms`.
 pub const FAULT_MS: Bound = Bound::new(0.0, MAX_FAULT_MS);
 
-/// Checks every field of `model` against its bound above, and that
-/// `tail_max_factor >= tail_min_factor`.
+/// Checks every field of `model` against its range and that
+/// `tail_max_factor >= tail_min_factor` ([`SimulateConfig::check`], the
+/// fields named `model.…`).
 ///
 /// # Errors
 /// A one-line message naming the field, its value and its range, e.g.
 /// `model.first_byte_ms = 1e308 is outside 0..=60000`.
 pub fn check_model(model: &SimulateConfig) -> Result<(), String> {
-    let fields = [
-        ("first_byte_ms", model.first_byte_ms, LATENCY_MS),
-        ("per_mib_ms", model.per_mib_ms, LATENCY_MS),
-        ("link_mib_per_s", model.link_mib_per_s, RATE_MIB_PER_S),
-        ("tail_probability", model.tail_probability, PROBABILITY),
-        ("tail_min_factor", model.tail_min_factor, TAIL_FACTOR),
-        ("tail_max_factor", model.tail_max_factor, TAIL_FACTOR),
-        ("first_byte_sigma", model.first_byte_sigma, FIRST_BYTE_SIGMA),
-        (
-            "per_conn_mib_per_s",
-            model.per_conn_mib_per_s,
-            RATE_MIB_PER_S,
-        ),
-    ];
-    for (name, value, bound) in fields {
-        if !bound.contains(value) {
-            // `{:?}` keeps 1e308 short (`{}` would print 309 digits).
-            return Err(format!("model.{name} = {value:?} is outside {bound}"));
-        }
-    }
-    if model.tail_max_factor < model.tail_min_factor {
-        return Err(format!(
-            "model.tail_max_factor = {:?} is below model.tail_min_factor = {:?}",
-            model.tail_max_factor, model.tail_min_factor
-        ));
-    }
-    // The model's own check, in case it grows a rule this table lacks.
-    model.validate()
+    model.check("model.")
 }
 
 #[cfg(test)]
 mod tests {
+    use warp_latency_model::{MAX_RATE_MIB_PER_S, MIN_RATE_MIB_PER_S};
+
     use super::*;
 
     #[test]

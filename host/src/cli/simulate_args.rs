@@ -5,11 +5,10 @@
 
 use clap::Args;
 
-use super::args::{latency_ms, non_negative, probability};
+use super::args::{latency_ms, probability};
 use crate::config::HostConfigBuilder;
-use crate::store::{
-    MAX_FIRST_BYTE_SIGMA, MAX_RATE_MIB_PER_S, MAX_TAIL_FACTOR, MIN_RATE_MIB_PER_S, SimulateConfig,
-};
+use crate::store::SimulateConfig;
+use crate::store::planned::simulate_bounds;
 
 /// The simulated-S3 flags (`--simulate s3` and its parameters; see
 /// [`SimulateConfig`] for the model and the defaults' sources).
@@ -80,32 +79,23 @@ impl SimulateArgs {
 }
 
 /// `--sim-link-mib-s`, `--sim-conn-mib-s`: 0 (no limit) or a rate in
-/// [`MIN_RATE_MIB_PER_S`]`..=`[`MAX_RATE_MIB_PER_S`], the latency model's
-/// own bounds (a rate near 0 would only make a run hang).
+/// `0.1..=1e9` MiB/s, the latency model's own range
+/// ([`simulate_bounds::RATE_MIB_PER_S`]; a rate near 0 would only make a run
+/// hang, and at 0.1 MiB/s a MiB takes ten seconds).
 fn rate_mib_s(s: &str) -> Result<f64, String> {
-    match non_negative(s)? {
-        v if v == 0.0 || (MIN_RATE_MIB_PER_S..=MAX_RATE_MIB_PER_S).contains(&v) => Ok(v),
-        _ => Err(format!(
-            "0 (no limit) or {MIN_RATE_MIB_PER_S}..={MAX_RATE_MIB_PER_S:e} MiB/s (at {MIN_RATE_MIB_PER_S} MiB/s a MiB takes ten seconds)"
-        )),
-    }
+    simulate_bounds::RATE_MIB_PER_S.parse(s)
 }
 
-/// `--sim-tail-factor`: a finite number in `[1, 1000]`.
+/// `--sim-tail-factor`: the model's range, `1..=1000`
+/// ([`simulate_bounds::TAIL_FACTOR`]).
 fn tail_factor(s: &str) -> Result<f64, String> {
-    bounded(s, 1.0, MAX_TAIL_FACTOR)
+    simulate_bounds::TAIL_FACTOR.parse(s)
 }
 
-/// `--sim-first-byte-sigma`: a finite number in `[0, 3]`.
+/// `--sim-first-byte-sigma`: the model's range, `0..=3`
+/// ([`simulate_bounds::FIRST_BYTE_SIGMA`]).
 fn sigma(s: &str) -> Result<f64, String> {
-    bounded(s, 0.0, MAX_FIRST_BYTE_SIGMA)
-}
-
-fn bounded(s: &str, lo: f64, hi: f64) -> Result<f64, String> {
-    match s.trim().parse::<f64>() {
-        Ok(v) if v.is_finite() && (lo..=hi).contains(&v) => Ok(v),
-        _ => Err(format!("expected a number in {lo}..={hi}, got {s:?}")),
-    }
+    simulate_bounds::FIRST_BYTE_SIGMA.parse(s)
 }
 
 #[cfg(test)]
@@ -160,10 +150,9 @@ mod tests {
         for bad in ["1e-300", "0.05", "2e9", "-1", "inf", "NaN"] {
             assert!(rate_mib_s(bad).is_err(), "{bad}");
         }
-        assert!(
-            rate_mib_s("1e-300")
-                .unwrap_err()
-                .contains("0.1..=1e9 MiB/s")
+        assert_eq!(
+            rate_mib_s("1e-300").unwrap_err(),
+            "expected a number in 0 or 0.1..=1000000000, got \"1e-300\""
         );
     }
 }
