@@ -8,7 +8,7 @@
 set -uo pipefail
 IFS=';' read -r -a cells <<< "${CELLS}"
 out=$1 reps=$2; shift 2; BINS=("$@")
-out=$(realpath -m "$out"); cd "$(dirname "$0")/../../.."; mkdir -p $out
+out=$(realpath -m "$out"); cd "$(dirname "$0")/../../../.."; mkdir -p $out
 for i in $(seq 1 $reps); do
   for cell in "${cells[@]}"; do
     set -- $cell; idx=$1 np=$2 nq=$3 link=$4 q=$5 rule=$6
