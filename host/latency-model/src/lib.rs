@@ -43,7 +43,6 @@ mod link;
 mod paced;
 mod transfer;
 
-pub use bound::Bound;
 pub use config::{
     MAX_FIRST_BYTE_SIGMA, MAX_LATENCY_MS, MAX_RATE_MIB_PER_S, MAX_TAIL_FACTOR, MIN_RATE_MIB_PER_S,
     SimulateConfig,
