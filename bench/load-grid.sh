@@ -64,12 +64,14 @@ for dir in "$real_pz" "$real_id" "$syn_pz" "$syn_id"; do
   [ -f "$dir/manifest.json" ] || { echo "load-grid: no index at $dir (no manifest.json)" >&2; exit 2; }
 done
 mkdir -p "$out"
-pids=() work=
+pids=() work= parts=()
 source "$repo/bench/peer/lib.sh"
 cleanup() {
   [ ${#pids[@]} -eq 0 ] || kill "${pids[@]}" 2>/dev/null || true
   peer_stop_s3
   [ -z "$work" ] || rm -rf "$work"
+  # A cell's per-Q outputs are merged on success; a failed run leaves none behind.
+  [ ${#parts[@]} -eq 0 ] || rm -f "${parts[@]}"
 }
 trap cleanup EXIT INT TERM
 # `--s3`: the server (bench/peer/lib.sh: bucket peer-bench, keys test/test), the indexes in
@@ -122,14 +124,15 @@ for spec in "real $real_pz 16 500" "real $real_id 16 500" "synthetic $syn_pz 10 
     parts=()
     for q in 8 32 128; do
       case $q in 8) n=$(($4 * scale / 2)) ;; 32) n=$(($4 * scale * 3 / 2)) ;; 128) n=$(($4 * scale * 3)) ;; esac
+      parts+=("$out/.$name-q$q.part")
       "$warp" bench "${where[@]}" --nprobe "$3" \
         --concurrency "$q" --queries "$n" --repeat "$repeat" \
         --policies "separate,lance_rule,object_store_rule,${control:+$control,}$candidate" --json > "$out/.$name-q$q.part"
-      parts+=("$out/.$name-q$q.part")
     done
     python3 -c 'import json, sys; print(json.dumps([r for p in sys.argv[1:] for r in json.load(open(p))], indent=1))' \
       "${parts[@]}" > "$out/$name.json"
     rm -f "${parts[@]}"
+    parts=()
   done
 done
 cleanup
