@@ -93,7 +93,7 @@ fn negative_numbers_are_values() {
     let out = warp(&["query", "--url", index.url(), "--epsilon", "-1"]);
     let line = one_error_line(&out);
     assert!(
-        line.contains("--epsilon") && line.contains("-1 is not in [0, 1]"),
+        line.contains("--epsilon") && line.contains("-1 is outside 0..=1"),
         "{line}"
     );
     let out = warp(&["query", "--url", index.url(), "--nprobe", "-1"]);

@@ -17,9 +17,12 @@ pub use crate::vocabulary::{
     LAYOUTS, METHODS, layout_name, method_name, parse_layout, parse_method,
 };
 
+use crate::store::planned::simulate_bounds::{LATENCY_MS, PROBABILITY};
+
 /// Largest simulated or surrogate latency a flag accepts, milliseconds (60 s):
-/// a larger value would only make a run hang.
-pub const MAX_LATENCY_MS: f64 = 60_000.0;
+/// a larger value would only make a run hang. The simulated model's own
+/// bound ([`LATENCY_MS`]), so that a flag and a model file accept alike.
+pub const MAX_LATENCY_MS: f64 = LATENCY_MS.hi;
 
 /// Output options every subcommand takes the same way.
 #[derive(Debug, Clone, Copy, Default, Args)]
@@ -99,10 +102,10 @@ fn finite(s: &str) -> Result<f64, String> {
 /// Not a finite number, negative, or above [`MAX_LATENCY_MS`].
 pub fn latency_ms(s: &str) -> Result<f64, String> {
     let v = finite(s)?;
-    if (0.0..=MAX_LATENCY_MS).contains(&v) {
+    if LATENCY_MS.contains(v) {
         Ok(v)
     } else {
-        Err(format!("{v} ms is outside 0..={MAX_LATENCY_MS} ms"))
+        Err(format!("{v} ms is outside {LATENCY_MS} ms"))
     }
 }
 
@@ -125,10 +128,10 @@ pub fn non_negative(s: &str) -> Result<f64, String> {
 /// Not a finite number in `[0, 1]`.
 pub fn probability(s: &str) -> Result<f64, String> {
     let v = finite(s)?;
-    if (0.0..=1.0).contains(&v) {
+    if PROBABILITY.contains(v) {
         Ok(v)
     } else {
-        Err(format!("{v} is not in [0, 1]"))
+        Err(format!("{v} is outside {PROBABILITY}"))
     }
 }
 
