@@ -73,12 +73,7 @@
 //!   `Q` = 128; `bench/results/price-fit-2026-12-07/`). `r` is that split;
 //!   `β` sets the level. With `α` following `β`, the CPU's byte price
 //!   relative to a GET's no longer swings with the fit, and neither do the
-//!   plans where the CPU binds. Starved among CPU-bound neighbours (the
-//!   crowded case under `κ` below) a GET is priced at
-//!   [`GET_COST_IN_MIB_CROWDED`] `· β` instead: there its wake-ups, each a
-//!   wait for a core while the GET holds its slot, cost the loop's
-//!   throughput more than its CPU time (a wall-time fit between the gap
-//!   rules' runs read 1.06–1.62 MiB a GET);
+//!   plans where the CPU binds;
 //! - a slice is **busy** when its cores used `u = CPU / wall` reach
 //!   [`CPU_USE_BUSY`] of the machine's `N`, or when `w ≥` [`CPU_WAIT_BUSY`]
 //!   while the machine had at most [`MACHINE_IDLE_BUSY`] of its CPU time
@@ -232,26 +227,6 @@ const BACKFIT_TOLERANCE: f64 = 1e-4;
 /// vectors the rules' plans differ too little in GETs (1.6–2.2 a call) for
 /// the fit to separate them.
 pub const GET_CPU_IN_MIB: f64 = 0.25;
-/// `r` while the process is starved among CPU-bound neighbours (at least
-/// [`OVERSUBSCRIBED`] other runnable threads a core, where the scheduler sets
-/// its share): what a GET costs the closed loop's throughput there, in MiB.
-/// Not CPU time, which still splits at [`GET_CPU_IN_MIB`]: each GET wakes
-/// the client's and the server's tasks, and among busy neighbours every
-/// wake-up waits for a core while the GET holds its I/O slot and
-/// connection, which its CPU time does not show and its first byte, a
-/// core's wait as much as the store's, may not price (module `store`).
-/// Measured between the gap rules' runs of one cell beside six busy loops
-/// over warp-s3 (`1000 / QPS = a · G + b · M + c` over 256 KiB … 8 MiB
-/// gaps, `bench/results/crowded-get-2026-12-07/wall-fit.py`): `a / b` =
-/// 1.06 MiB on real `pca_zorder` (`Q` = 32, 4 GiB/s; every run within
-/// 0.05 ms of the line) and 1.62 on synthetic identity (`Q` = 32). At 0.25
-/// `warp` planned like the 256 KiB rule where the 1 MiB rule read 1.03×
-/// its QPS. Paired against each cell's best rule beside the loops, 12
-/// rounds a cell, order balanced, `warp ÷ rule` medians went from 0.25 to
-/// 1: synthetic `pca_zorder` `Q` = 128 0.968 → 1.004, real `pca_zorder`
-/// `Q` = 32 0.982 → 0.993, real identity `Q` = 128 0.972 → 1.001,
-/// synthetic identity `Q` = 32 1.020 → 1.019.
-pub const GET_COST_IN_MIB_CROWDED: f64 = 1.0;
 
 /// What a call's plan costs the process's CPU, and the cores it has (module
 /// docs). `Copy`: planning reads it once per call.
@@ -643,6 +618,9 @@ impl CpuMeter {
             smooth(&mut self.per_mib_ms, b.max(0.0));
         }
         let per_mib_ms = self.per_mib_ms.unwrap_or(0.0);
+        // The slices cannot tell a GET's CPU from a MiB's (module docs): the
+        // split is the one measured between runs.
+        let per_get_ms = GET_CPU_IN_MIB * per_mib_ms;
         self.slopes.clear();
         self.slopes.extend(self.busy.iter().map(|&(_, u)| u));
         let peak = if self.slopes.is_empty() {
@@ -666,18 +644,9 @@ impl CpuMeter {
         // slept, not cores the process can count on. (A load generator's
         // threads run only while it has answers to handle: the peak there is
         // what the process got when it asked for more.)
-        let crowded = seen > 0.0 && others / seen >= OVERSUBSCRIBED * n && self.starved();
-        let peak = if crowded { 0.0 } else { peak };
+        let crowded = seen > 0.0 && others / seen >= OVERSUBSCRIBED * n;
+        let peak = if crowded && self.starved() { 0.0 } else { peak };
         let cores = peak.max(cpu / wall).max(fair).min(n);
-        // The slices cannot tell a GET's CPU from a MiB's (module docs): the
-        // split is the one measured between runs, and among CPU-bound
-        // neighbours what a GET costs the loop's throughput.
-        let per_get_ms = per_mib_ms
-            * if crowded {
-                GET_COST_IN_MIB_CROWDED
-            } else {
-                GET_CPU_IN_MIB
-            };
         let per_call_ms = a_cpu / a_calls;
         tracing::debug!(
             target: "warp::cpu",
@@ -1061,25 +1030,6 @@ mod tests {
         let p = m.price().expect("a starved process is priced");
         assert!((p.cores - 4.0 / 9.0).abs() < 1e-9, "its fair share: {p:?}");
         assert!((p.per_mib_ms - 0.6).abs() < 1e-9, "{p:?}");
-        // Among CPU-bound neighbours a GET is priced at what it costs the
-        // loop's throughput, not at its CPU time.
-        assert_eq!(
-            p.per_get_ms,
-            GET_COST_IN_MIB_CROWDED * p.per_mib_ms,
-            "{p:?}"
-        );
-        // Starved beside fewer others (a load generator's threads): a GET
-        // at its CPU time.
-        let mut g = CpuMeter::with_cores(2.0);
-        for i in 0..MIN_SLICES {
-            g.close(Slice {
-                others_running: Some(2.0),
-                ..sliver(40.0 + i as f64 * 5.0)
-            });
-        }
-        assert!(g.starved());
-        let p = g.price().expect("a starved process is priced");
-        assert_eq!(p.per_get_ms, GET_CPU_IN_MIB * p.per_mib_ms, "{p:?}");
         // Waits while the machine idles are for wake-ups, not cores.
         for _ in 0..STARVED_SLICES {
             m.close(Slice {

@@ -112,9 +112,7 @@ pub struct LoadRow {
     /// `β`, client CPU per MiB received, ms.
     pub cpu_ms_per_mib: Option<f64>,
     /// `α`, client CPU per GET, ms: `β` times the split measured between
-    /// runs (`GET_CPU_IN_MIB` in the planned store's `cpu` module; among
-    /// CPU-bound neighbours `GET_COST_IN_MIB_CROWDED`, what a GET costs the
-    /// loop's throughput there).
+    /// runs (`GET_CPU_IN_MIB` in the planned store's `cpu` module).
     pub cpu_ms_per_get: Option<f64>,
     /// Processes serving the store from this machine whose CPU the CPU
     /// figures include (a loopback endpoint's server); 0 for a remote store.
