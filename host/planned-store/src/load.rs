@@ -284,6 +284,13 @@ pub struct LoadSnapshot {
     pub slot_first_byte_ms: Option<f64>,
     /// Mean requests in flight at issue over the window.
     pub mean_in_flight: f64,
+    /// Requests in flight averaged over time: `L = λ · W` (Little's law)
+    /// over the window, `W` its GETs' mean issue-to-last-byte time and
+    /// `λ = (n − 1) / (t_last − t_first)` their completion rate; 0 before
+    /// two completions apart in time. [`mean_in_flight`](Self::mean_in_flight)
+    /// counts at each issue, so a call issuing its GETs at once sees its own
+    /// burst; this is how many I/O slots the loop held on average. `O(WINDOW)`.
+    pub held_in_flight: f64,
     /// Requests in flight now.
     pub in_flight: u64,
     /// Calls (`get_ranges`/reads) in progress now.
@@ -549,6 +556,7 @@ impl LoadEstimator {
             } else {
                 st.window.iter().map(|w| w.in_flight).sum::<f64>() / n as f64
             },
+            held_in_flight: held_in_flight(&st.window),
             in_flight: self.in_flight.load(Ordering::Relaxed),
             calls: self.calls.load(Ordering::Relaxed),
             cpu: st.cpu.snapshot(),
@@ -559,6 +567,25 @@ impl LoadEstimator {
     pub fn capacity_mib_s(&self) -> Option<f64> {
         self.lock().capacity_mib_s
     }
+}
+
+/// Requests in flight averaged over the window's time span by Little's law,
+/// `L = λ · W` (see [`LoadSnapshot::held_in_flight`]); 0 for fewer than two
+/// completions or none apart in time. `O(n)`.
+fn held_in_flight(window: &VecDeque<Seen>) -> f64 {
+    let (Some(first), Some(last)) = (
+        window.iter().map(|w| w.done).min(),
+        window.iter().map(|w| w.done).max(),
+    ) else {
+        return 0.0;
+    };
+    let span_ms = last.duration_since(first).as_secs_f64() * 1000.0;
+    let n = window.len() as f64;
+    if span_ms <= 0.0 || n < 2.0 {
+        return 0.0;
+    }
+    let mean_latency_ms = window.iter().map(|w| w.latency_ms).sum::<f64>() / n;
+    (n - 1.0) / span_ms * mean_latency_ms
 }
 
 fn refresh(st: &mut State, prior: (f64, f64)) {
@@ -843,6 +870,28 @@ mod tests {
     use super::*;
 
     const PRIOR: (f64, f64) = (25.0, 5.0);
+
+    /// 101 GETs of 30 ms completing 1 ms apart hold 30 slots on average
+    /// (Little's law), whatever each counted at its issue (here 60: a
+    /// burst); a window of one completion, or of simultaneous ones, has no
+    /// rate and reads 0.
+    #[test]
+    fn slots_held_over_time_are_the_rate_times_the_hold() {
+        let t0 = Instant::now();
+        let seen = |i: u64| Seen {
+            mib: 0.25,
+            latency_ms: 30.0,
+            body_ms: 5.0,
+            link_ms: 5.0,
+            in_flight: 60.0,
+            done: t0 + Duration::from_millis(i),
+        };
+        let window: VecDeque<Seen> = (0..=100).map(seen).collect();
+        assert!((held_in_flight(&window) - 30.0).abs() < 1e-9);
+        assert_eq!(held_in_flight(&VecDeque::from([seen(0)])), 0.0);
+        assert_eq!(held_in_flight(&VecDeque::from([seen(3), seen(3)])), 0.0);
+        assert_eq!(held_in_flight(&VecDeque::new()), 0.0);
+    }
 
     /// `n` GETs completing every `gap_ms` after `*clock`; GET `i` is
     /// `get(i) = (len, first_byte_ms, latency_ms)`.

@@ -117,6 +117,10 @@ pub struct LoadRow {
     /// Processes serving the store from this machine whose CPU the CPU
     /// figures include (a loopback endpoint's server); 0 for a remote store.
     pub cpu_server_processes: usize,
+    /// GETs in flight averaged over time over the estimator's last window
+    /// (Little's law; `LoadSnapshot::held_in_flight`): the I/O slots the
+    /// loop held on average, where GETs counted at issue see each call's burst.
+    pub held_in_flight: f64,
 }
 
 impl LoadRow {
@@ -135,6 +139,7 @@ impl LoadRow {
             cpu_ms_per_mib: price.map(|p| p.per_mib_ms),
             cpu_ms_per_get: price.map(|p| p.per_get_ms),
             cpu_server_processes: s.cpu.server_processes,
+            held_in_flight: s.held_in_flight,
         }
     }
 }
