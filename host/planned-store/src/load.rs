@@ -286,8 +286,8 @@ pub struct LoadSnapshot {
     pub mean_in_flight: f64,
     /// Requests in flight averaged over time: `L = λ · W` (Little's law)
     /// over the window, `W` its GETs' mean issue-to-last-byte time and
-    /// `λ = (n − 1) / (t_last − t_first)` their completion rate; 0 before
-    /// two completions apart in time. [`mean_in_flight`](Self::mean_in_flight)
+    /// `λ = (n − 1) / (t_last − t_first)` their completion rate; 0 over less
+    /// than 20 ms. [`mean_in_flight`](Self::mean_in_flight)
     /// counts at each issue, so a call issuing its GETs at once sees its own
     /// burst; this is how many I/O slots the loop held on average. `O(WINDOW)`.
     pub held_in_flight: f64,
@@ -570,22 +570,24 @@ impl LoadEstimator {
 }
 
 /// Requests in flight averaged over the window's time span by Little's law,
-/// `L = λ · W` (see [`LoadSnapshot::held_in_flight`]); 0 for fewer than two
-/// completions or none apart in time. `O(n)`.
+/// `L = λ · W` (see [`LoadSnapshot::held_in_flight`]): the GETs completed
+/// after the first over the time since it completed, times their mean
+/// issue-to-last-byte time, as [`delivered_mib_s`] takes their MiB; 0 over
+/// less than `MIN_SPAN_MS`. `O(W)`.
 fn held_in_flight(window: &VecDeque<Seen>) -> f64 {
-    let (Some(first), Some(last)) = (
-        window.iter().map(|w| w.done).min(),
-        window.iter().map(|w| w.done).max(),
-    ) else {
+    let (Some(first), Some(last)) = (window.front(), window.back()) else {
         return 0.0;
     };
-    let span_ms = last.duration_since(first).as_secs_f64() * 1000.0;
-    let n = window.len() as f64;
-    if span_ms <= 0.0 || n < 2.0 {
+    let span_ms = last
+        .done
+        .saturating_duration_since(first.done)
+        .as_secs_f64()
+        * 1000.0;
+    if span_ms < MIN_SPAN_MS {
         return 0.0;
     }
-    let mean_latency_ms = window.iter().map(|w| w.latency_ms).sum::<f64>() / n;
-    (n - 1.0) / span_ms * mean_latency_ms
+    let held_ms: f64 = window.range(1..).map(|w| w.latency_ms).sum();
+    held_ms / span_ms
 }
 
 fn refresh(st: &mut State, prior: (f64, f64)) {

@@ -19,11 +19,6 @@ pub use crate::vocabulary::{
 
 use crate::store::planned::simulate_bounds::{LATENCY_MS, PROBABILITY};
 
-/// Largest simulated or surrogate latency a flag accepts, milliseconds (60 s):
-/// a larger value would only make a run hang. The simulated model's own
-/// bound ([`LATENCY_MS`]), so that a flag and a model file accept alike.
-pub const MAX_LATENCY_MS: f64 = LATENCY_MS.hi;
-
 /// Output options every subcommand takes the same way.
 #[derive(Debug, Clone, Copy, Default, Args)]
 pub struct OutputArgs {
@@ -96,10 +91,12 @@ fn finite(s: &str) -> Result<f64, String> {
         .ok_or_else(|| format!("{s:?} is not a finite number"))
 }
 
-/// A latency in milliseconds, `0..=MAX_LATENCY_MS`.
+/// A latency in milliseconds within the simulated model's own bound
+/// ([`LATENCY_MS`], `0..=60000`: a larger value would only make a run hang),
+/// so that a flag and a model file accept alike.
 ///
 /// # Errors
-/// Not a finite number, negative, or above [`MAX_LATENCY_MS`].
+/// Not a finite number, or outside [`LATENCY_MS`].
 pub fn latency_ms(s: &str) -> Result<f64, String> {
     let v = finite(s)?;
     if LATENCY_MS.contains(v) {
