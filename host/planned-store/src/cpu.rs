@@ -73,7 +73,15 @@
 //!   `Q` = 128; `bench/results/price-fit-2026-12-07/`). `r` is that split;
 //!   `β` sets the level. With `α` following `β`, the CPU's byte price
 //!   relative to a GET's no longer swings with the fit, and neither do the
-//!   plans where the CPU binds;
+//!   plans where the CPU binds. Starved among CPU-bound neighbours (the
+//!   crowded case under `κ` below), a GET is priced between that and
+//!   [`GET_COST_IN_MIB_CROWDED`] `· β` by the share of the loop's cycle
+//!   its calls spend queued rather than on their critical path
+//!   ([`CpuPrice::queued`]): there its wake-ups, each a wait for a core
+//!   while the GET holds its slot, cost the loop's throughput more than its
+//!   CPU time (a wall-time fit between the gap rules' runs read 1.06–1.62
+//!   MiB a GET at `Q` = 32, ≈ 0.3 at `Q` = 8, where a call's own path is
+//!   most of its cycle);
 //! - a slice is **busy** when its cores used `u = CPU / wall` reach
 //!   [`CPU_USE_BUSY`] of the machine's `N`, or when `w ≥` [`CPU_WAIT_BUSY`]
 //!   while the machine had at most [`MACHINE_IDLE_BUSY`] of its CPU time
@@ -227,6 +235,31 @@ const BACKFIT_TOLERANCE: f64 = 1e-4;
 /// vectors the rules' plans differ too little in GETs (1.6–2.2 a call) for
 /// the fit to separate them.
 pub const GET_CPU_IN_MIB: f64 = 0.25;
+/// `r` while the process is starved among CPU-bound neighbours (at least
+/// [`OVERSUBSCRIBED`] other runnable threads a core, where the scheduler sets
+/// its share) and its calls are all queued: what a GET costs the closed
+/// loop's throughput there, in MiB. [`CpuPrice::queued`] weights it by the
+/// share of the cycle the calls queue. Not CPU time, which still splits at
+/// [`GET_CPU_IN_MIB`]: each GET wakes the client's and the server's tasks,
+/// and among busy neighbours every wake-up waits for a core while the GET
+/// holds its I/O slot and connection, which its CPU time does not show and
+/// its first byte, a core's wait as much as the store's, may not price
+/// (module `store`). Measured between the gap rules' runs of one cell
+/// beside six busy loops over warp-s3 (`1000 / QPS = a · G + b · M + c`
+/// over 256 KiB … 8 MiB gaps,
+/// `bench/results/crowded-get-2026-12-07/wall-fit.py`): `a / b` = 1.06 MiB
+/// on real `pca_zorder` (`Q` = 32, 4 GiB/s; every run within 0.05 ms of
+/// the line), 1.62 on synthetic identity (`Q` = 32), ≈ 0.3 on real
+/// `pca_zorder` at `Q` = 8. Applied flat (`r` = 1 whenever crowded) it
+/// closed the gap at `Q` = 32 and 128 and opened one at `Q` = 8 (7.5 GETs a
+/// query where the best rule made 8.8); weighted by the share queued,
+/// paired against each cell's best rule, 10 rounds a cell, order balanced,
+/// `warp ÷ rule` medians from `r` = 0.25 went: real `pca_zorder` `Q` = 8
+/// 0.974 → 0.990, real identity `Q` = 8 1.000 → 1.018, real `pca_zorder`
+/// `Q` = 32 0.982 → 1.006, synthetic `pca_zorder` `Q` = 128 0.963 →
+/// 0.985, real identity `Q` = 128 1.001 → 0.998
+/// (`bench/results/queued-get-2026-12-07/`).
+pub const GET_COST_IN_MIB_CROWDED: f64 = 1.0;
 
 /// What a call's plan costs the process's CPU, and the cores it has (module
 /// docs). `Copy`: planning reads it once per call.
@@ -244,9 +277,48 @@ pub struct CpuPrice {
     pub per_mib_ms: f64,
     /// `κ`: cores available to the process.
     pub cores: f64,
+    /// Whether the process is starved among CPU-bound neighbours (at least
+    /// [`OVERSUBSCRIBED`] other runnable threads a core): where its GETs
+    /// cost the loop more than their CPU as far as the calls queue
+    /// ([`queued`](Self::queued)).
+    pub crowded: bool,
 }
 
 impl CpuPrice {
+    /// This price with a GET at what it costs the loop when the process is
+    /// [`crowded`](Self::crowded); otherwise unchanged, a GET at its CPU
+    /// time. With `q` the share of the loop's cycle its calls spend queued,
+    /// `q = 1 − Z̄ / R̃` (module [`marginal`](crate::marginal): the mix's
+    /// critical path over its smoothed cycle, clamped to `0..=1`),
+    ///
+    /// ```text
+    /// α = β · (r_cpu + (r_crowded − r_cpu) · q),   r_cpu = GET_CPU_IN_MIB, r_crowded = GET_COST_IN_MIB_CROWDED.
+    /// ```
+    ///
+    /// Among CPU-bound neighbours each of a GET's wake-ups waits for a core
+    /// while the GET holds its slot and connection. Where the calls queue
+    /// that wait is throughput the loop loses (real `pca_zorder` beside six
+    /// busy loops over warp-s3, `Q` = 32: `q` ≈ 0.63, the gap rules' runs
+    /// read `r` ≈ 1.06); where a call's own path is most of its cycle
+    /// (`Q` = 8: `q` ≈ 0.14–0.22) its bytes' transfer is on that path and a
+    /// GET costs little more than its CPU (the rules' runs read `r` ≈ 0.3).
+    /// `O(1)`.
+    pub fn queued(self, q: f64) -> Self {
+        if !self.crowded {
+            return self;
+        }
+        let q = if q.is_finite() {
+            q.clamp(0.0, 1.0)
+        } else {
+            0.0
+        };
+        Self {
+            per_get_ms: self.per_mib_ms
+                * (GET_CPU_IN_MIB + (GET_COST_IN_MIB_CROWDED - GET_CPU_IN_MIB) * q),
+            ..self
+        }
+    }
+
     /// `c(plan)`, ms of CPU for a call of `gets` GETs and `mib` MiB, at
     /// least 0. `O(1)`.
     pub fn call_ms(&self, gets: f64, mib: f64) -> f64 {
@@ -618,9 +690,6 @@ impl CpuMeter {
             smooth(&mut self.per_mib_ms, b.max(0.0));
         }
         let per_mib_ms = self.per_mib_ms.unwrap_or(0.0);
-        // The slices cannot tell a GET's CPU from a MiB's (module docs): the
-        // split is the one measured between runs.
-        let per_get_ms = GET_CPU_IN_MIB * per_mib_ms;
         self.slopes.clear();
         self.slopes.extend(self.busy.iter().map(|&(_, u)| u));
         let peak = if self.slopes.is_empty() {
@@ -644,9 +713,13 @@ impl CpuMeter {
         // slept, not cores the process can count on. (A load generator's
         // threads run only while it has answers to handle: the peak there is
         // what the process got when it asked for more.)
-        let crowded = seen > 0.0 && others / seen >= OVERSUBSCRIBED * n;
-        let peak = if crowded && self.starved() { 0.0 } else { peak };
+        let crowded = seen > 0.0 && others / seen >= OVERSUBSCRIBED * n && self.starved();
+        let peak = if crowded { 0.0 } else { peak };
         let cores = peak.max(cpu / wall).max(fair).min(n);
+        // The slices cannot tell a GET's CPU from a MiB's (module docs): the
+        // split is the one measured between runs (`CpuPrice::queued` prices
+        // it higher where the calls queue among busy neighbours).
+        let per_get_ms = GET_CPU_IN_MIB * per_mib_ms;
         let per_call_ms = a_cpu / a_calls;
         tracing::debug!(
             target: "warp::cpu",
@@ -666,6 +739,7 @@ impl CpuMeter {
             per_get_ms,
             per_mib_ms,
             cores,
+            crowded,
         })
     }
 
@@ -1030,6 +1104,38 @@ mod tests {
         let p = m.price().expect("a starved process is priced");
         assert!((p.cores - 4.0 / 9.0).abs() < 1e-9, "its fair share: {p:?}");
         assert!((p.per_mib_ms - 0.6).abs() < 1e-9, "{p:?}");
+        // Among CPU-bound neighbours a GET is priced between its CPU time
+        // (calls on their own paths) and what it costs the loop's throughput
+        // (calls queued), by the share of the cycle queued.
+        assert!(p.crowded, "{p:?}");
+        assert_eq!(p.per_get_ms, GET_CPU_IN_MIB * p.per_mib_ms, "{p:?}");
+        let queued = p.queued(1.0);
+        assert_eq!(
+            queued.per_get_ms,
+            GET_COST_IN_MIB_CROWDED * p.per_mib_ms,
+            "{queued:?}"
+        );
+        assert_eq!(p.queued(0.0), p);
+        let half = p.queued(0.5).per_get_ms / p.per_mib_ms;
+        assert!(
+            (half - (GET_CPU_IN_MIB + GET_COST_IN_MIB_CROWDED) / 2.0).abs() < 1e-12,
+            "{half}"
+        );
+        assert_eq!(p.queued(7.0), queued, "q is a share");
+        assert_eq!(p.queued(f64::NAN), p, "no share, no queue");
+        // Starved beside fewer others (a load generator's threads): a GET
+        // at its CPU time.
+        let mut g = CpuMeter::with_cores(2.0);
+        for i in 0..MIN_SLICES {
+            g.close(Slice {
+                others_running: Some(2.0),
+                ..sliver(40.0 + i as f64 * 5.0)
+            });
+        }
+        assert!(g.starved());
+        let p = g.price().expect("a starved process is priced");
+        assert!(!p.crowded, "{p:?}");
+        assert_eq!(p.queued(1.0), p, "a GET at its CPU time");
         // Waits while the machine idles are for wake-ups, not cores.
         for _ in 0..STARVED_SLICES {
             m.close(Slice {

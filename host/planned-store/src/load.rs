@@ -1250,6 +1250,7 @@ mod tests {
                 per_get_ms: 0.2,
                 per_mib_ms: 0.7,
                 cores: 0.5,
+                crowded: false,
             }),
             ..at(4096.0)
         };
@@ -1398,6 +1399,7 @@ mod tests {
             per_get_ms: 0.1,
             per_mib_ms: 0.35,
             cores: 0.5,
+            crowded: false,
         };
         let lp = ClosedLoop {
             calls: 128.0,

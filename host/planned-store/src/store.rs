@@ -433,7 +433,7 @@ impl<S: ObjectStore + ?Sized> PlannedStore<S> {
         let first_byte_ms = prices
             .first_byte_ms
             .filter(|_| prices.cpu.is_none() && !prices.cpu_starved);
-        let closed_loop = ClosedLoop {
+        let mut closed_loop = ClosedLoop {
             calls: calls as f64,
             slots,
             // An unknown capacity charges nothing for bytes.
@@ -441,6 +441,24 @@ impl<S: ObjectStore + ?Sized> PlannedStore<S> {
             cpu: prices.cpu,
             first_byte_excess_ms: first_byte_ms.map_or(0.0, |f| (f - fixed_ms).max(0.0)),
         };
+        // Among CPU-bound neighbours a GET's wake-ups hold its slot while
+        // they wait for a core: as far as the calls queue, that, not its
+        // CPU time, is what a GET costs (`CpuPrice::queued`). The share
+        // queued is the mix's, `1 − Z̄ / R̃`, at the CPU-time price.
+        if let (Some(cpu), Some(mean)) = (prices.cpu.filter(|c| c.crowded), self.mix.mean()) {
+            let queued = MarginalCost::at_mix(calls as f64, closed_loop.demands(&mean), SMOOTHNESS)
+                .queued_share();
+            let priced = cpu.queued(queued);
+            tracing::trace!(
+                target: "warp::plan",
+                queued,
+                per_get_ms = priced.per_get_ms,
+                per_mib_ms = priced.per_mib_ms,
+                "a crowded GET's price"
+            );
+            closed_loop.cpu = Some(priced);
+        }
+        let closed_loop = closed_loop;
         // The measured first byte, when it is well above the prior's: the
         // fixed cost a GET really has here (wake-ups, a slow store).
         let measured_fixed =
@@ -930,6 +948,7 @@ mod tests {
                     per_get_ms: rng.random_range(0.0..0.5),
                     per_mib_ms: rng.random_range(0.0..0.5),
                     cores: rng.random_range(0.2..2.0),
+                    crowded: false,
                 }),
                 first_byte_excess_ms: rng.random_range(0.0..10.0),
             };
