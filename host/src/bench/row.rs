@@ -112,7 +112,11 @@ pub struct LoadRow {
     /// `β`, client CPU per MiB received, ms.
     pub cpu_ms_per_mib: Option<f64>,
     /// `α`, client CPU per GET, ms: `β` times the split measured between
-    /// runs (`GET_CPU_IN_MIB` in the planned store's `cpu` module).
+    /// runs (`GET_CPU_IN_MIB` in the planned store's `cpu` module). The
+    /// meter's CPU price: among CPU-bound neighbours the plans price a GET
+    /// higher, by the share of the loop's cycle the calls queue
+    /// (`CpuPrice::queued`; its `warp::plan` trace event "a crowded GET's
+    /// price" shows that figure).
     pub cpu_ms_per_get: Option<f64>,
     /// Processes serving the store from this machine whose CPU the CPU
     /// figures include (a loopback endpoint's server); 0 for a remote store.
