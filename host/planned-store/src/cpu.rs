@@ -79,8 +79,8 @@
 //!   its calls spend queued rather than on their critical path
 //!   ([`CpuPrice::queued`]): there its wake-ups, each a wait for a core
 //!   while the GET holds its slot, cost the loop's throughput more than its
-//!   CPU time (a wall-time fit between the gap rules' runs read 1.06–1.62
-//!   MiB a GET at `Q` = 32, ≈ 0.3 at `Q` = 8, where a call's own path is
+//!   CPU time (a wall-time fit between the gap rules' runs read 1.06–1.80
+//!   MiB a GET at `Q` = 32, 0.3–0.4 at `Q` = 8, where a call's own path is
 //!   most of its cycle);
 //! - a slice is **busy** when its cores used `u = CPU / wall` reach
 //!   [`CPU_USE_BUSY`] of the machine's `N`, or when `w ≥` [`CPU_WAIT_BUSY`]
@@ -244,22 +244,30 @@ pub const GET_CPU_IN_MIB: f64 = 0.25;
 /// and among busy neighbours every wake-up waits for a core while the GET
 /// holds its I/O slot and connection, which its CPU time does not show and
 /// its first byte, a core's wait as much as the store's, may not price
-/// (module `store`). Measured between the gap rules' runs of one cell
-/// beside six busy loops over warp-s3 (`1000 / QPS = a · G + b · M + c`
-/// over 256 KiB … 8 MiB gaps,
-/// `bench/results/crowded-get-2026-12-07/wall-fit.py`): `a / b` = 1.06 MiB
-/// on real `pca_zorder` (`Q` = 32, 4 GiB/s; every run within 0.05 ms of
-/// the line), 1.62 on synthetic identity (`Q` = 32), ≈ 0.3 on real
-/// `pca_zorder` at `Q` = 8. Applied flat (`r` = 1 whenever crowded) it
-/// closed the gap at `Q` = 32 and 128 and opened one at `Q` = 8 (7.5 GETs a
-/// query where the best rule made 8.8); weighted by the share queued,
-/// paired against each cell's best rule, 10 rounds a cell, order balanced,
-/// `warp ÷ rule` medians from `r` = 0.25 went: real `pca_zorder` `Q` = 8
-/// 0.974 → 0.990, real identity `Q` = 8 1.000 → 1.018, real `pca_zorder`
-/// `Q` = 32 0.982 → 1.006, synthetic `pca_zorder` `Q` = 128 0.963 →
-/// 0.985, real identity `Q` = 128 1.001 → 0.998
-/// (`bench/results/queued-get-2026-12-07/`).
-pub const GET_COST_IN_MIB_CROWDED: f64 = 1.0;
+/// (module `store`).
+///
+/// Measured between the gap rules' runs of one cell beside six busy loops
+/// over warp-s3 (`1000 / QPS = a · G + b · M + c` over 256 KiB … 16 MiB
+/// gaps, `bench/results/crowded-get-2026-12-07/wall-fit.py`), against the
+/// share `q` the calls queued there (traced):
+///
+/// | cell | `q` | `r = a / b` read |
+/// |---|---|---|
+/// | real `pca_zorder` 4 GiB/s `Q` = 8 | 0.20 | 0.41 |
+/// | real `pca_zorder` 4 GiB/s `Q` = 32 | 0.63 | 1.06 |
+/// | synthetic identity 4 GiB/s `Q` = 32 (the demo's row) | 0.67 | 1.17–1.80 |
+/// | synthetic identity 1 GiB/s `Q` = 128 | 0.85 | 1.31–1.41 |
+///
+/// The line through `(0, 0.25)` that fits them reaches about 1.5 at
+/// `q` = 1 (slopes 0.8–1.7, median 1.3). Paired against each cell's best
+/// rule, 10 rounds a cell, order alternating, the means of the cells'
+/// `warp ÷ rule` means went 0.980 at 1.0 → 1.009 at 1.5, every cell
+/// gaining (`bench/results/demo-bound-2026-12-08/`); an earlier 6-round
+/// trial on a box still loaded by the sweeps before it read 0.979 → 0.978
+/// (`bench/results/queued-get-2026-12-07/`). Applied flat at 1 whenever
+/// crowded, without the weighting, it had lost at `Q` = 8 (7.5 GETs a
+/// query where the best rule made 8.8).
+pub const GET_COST_IN_MIB_CROWDED: f64 = 1.5;
 
 /// What a call's plan costs the process's CPU, and the cores it has (module
 /// docs). `Copy`: planning reads it once per call.
@@ -300,8 +308,9 @@ impl CpuPrice {
     /// that wait is throughput the loop loses (real `pca_zorder` beside six
     /// busy loops over warp-s3, `Q` = 32: `q` ≈ 0.63, the gap rules' runs
     /// read `r` ≈ 1.06); where a call's own path is most of its cycle
-    /// (`Q` = 8: `q` ≈ 0.14–0.22) its bytes' transfer is on that path and a
-    /// GET costs little more than its CPU (the rules' runs read `r` ≈ 0.3).
+    /// (`Q` = 8: `q` ≈ 0.2, median of the traced calls) its bytes' transfer
+    /// is on that path and a GET costs little more than its CPU (the rules'
+    /// runs read `r` ≈ 0.4).
     /// `O(1)`.
     pub fn queued(self, q: f64) -> Self {
         if !self.crowded {
