@@ -264,7 +264,11 @@ pub const GET_CPU_IN_MIB: f64 = 0.25;
 /// `warp ÷ rule` means went 0.980 at 1.0 → 1.009 at 1.5, every cell
 /// gaining (`bench/results/demo-bound-2026-12-08/`); an earlier 6-round
 /// trial on a box still loaded by the sweeps before it read 0.979 → 0.978
-/// (`bench/results/queued-get-2026-12-07/`). Applied flat at 1 whenever
+/// (`bench/results/queued-get-2026-12-07/`). On the 24-cell grid beside the
+/// loops the paired median moved 0.982 → 0.992 and the held-out one
+/// 0.990 → 0.994, while the worst cell fell 0.936 → 0.892: real
+/// `pca_zorder` at 1 GiB/s, `Q` = 8, where `r` ≈ 0.5 may merge a little
+/// more than the 0.41 the rules read. Applied flat at 1 whenever
 /// crowded, without the weighting, it had lost at `Q` = 8 (7.5 GETs a
 /// query where the best rule made 8.8).
 pub const GET_COST_IN_MIB_CROWDED: f64 = 1.5;
