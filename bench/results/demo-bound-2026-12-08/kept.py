@@ -13,10 +13,13 @@ for line in open(sys.argv[1]):
     if "a crowded GET's price" in line:
         if cur is not None:
             calls.append(cur)
-        cur = {'q': float(re.search(r'queued=(\S+)', line).group(1)), 'c': []}
+        cur = {'q': float(re.search(r'queued=(\S+)', line).group(1)), 'c': [], 'eps': False}
     elif ' candidate ' in line and cur is not None:
         f = {k: float(re.search(k + r'=(\S+)', line).group(1)) for k in ('cost', 'gets', 'bytes')}
-        cur['c'].append((f['cost'], f['gets'], f['bytes'] / 2**20))
+        f['price'] = float(re.search(r'price=(\S+)', line).group(1))
+        cur['c'].append((f['cost'], f['gets'], f['bytes'] / 2**20, f['price']))
+    elif 'within epsilon' in line and cur is not None:
+        cur['eps'] = True
 if cur is not None:
     calls.append(cur)
 kept = [min(c['c'], key=lambda x: x[0]) for c in calls if c['c']]
@@ -27,3 +30,10 @@ print(f'kept GETs: mean {st.mean(g):.2f}; count by GETs {sorted(collections.Coun
 print(f'kept MiB: mean {st.mean(m):.2f}; p0 p10 p25 p50 p75 p90 p99 p100 {pct(m, (0, .1, .25, .5, .75, .9, .99, 1))}')
 print(f'queued share: p0 p10 p50 p90 p100 {pct([c["q"] for c in calls], (0, .1, .5, .9, 1))}')
 print('candidates a call:', sorted(collections.Counter(len(c['c']) for c in calls).items()))
+print(f'ended at the epsilon prune (the byte price\'s plan, one candidate): {sum(c["eps"] for c in calls)}')
+# The others: is the kept plan the byte price's (price != 1, the first candidate made)?
+rest = [c['c'] for c in calls if not c['eps'] and len(c['c']) > 1]
+at_price = sum(1 for c in rest if min(c, key=lambda x: x[0])[3] != 1.0)
+mib = [min(c, key=lambda x: x[0])[2] for c in rest]
+print(f'the others: {len(rest)}, keeping a plan at the byte price in {at_price}; kept MiB mean '
+      f'{st.mean(mib) if mib else 0:.2f}')

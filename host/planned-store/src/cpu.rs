@@ -259,7 +259,7 @@ pub const GET_CPU_IN_MIB: f64 = 0.25;
 /// | synthetic identity 1 GiB/s `Q` = 128 | 0.85 | 1.31–1.41 |
 ///
 /// The line through `(0, 0.25)` that fits them reaches about 1.5 at
-/// `q` = 1 (slopes 0.8–1.7, median 1.3). Paired against each cell's best
+/// `q` = 1 (slopes 0.8–2.3, median 1.3). Paired against each cell's best
 /// rule, 10 rounds a cell, order alternating, the means of the cells'
 /// `warp ÷ rule` means went 0.980 at 1.0 → 1.009 at 1.5, every cell
 /// gaining (`bench/results/demo-bound-2026-12-08/`); an earlier 6-round
